@@ -1,0 +1,130 @@
+"""Entry point: the full-screen app by default, `-p` for headless runs (Claude Code's flags).
+
+Start-up matters here: the SDK import (~1-2 s) begins in a background thread before anything else,
+and nothing heavy is imported until the chosen mode needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import NoReturn, Sequence
+
+
+def _preload() -> None:
+    from .core.model import preload_sdk
+
+    preload_sdk()
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # One clear line, not a usage dump.
+        self.exit(2, f"tui-agent: error: {message} (see tui-agent --help)\n")
+
+
+def split_rules(values: Sequence[str] | None) -> list[str]:
+    """`--allowedTools "Bash(git log *)" Read,Edit` → each rule; commas and spaces inside (...) stay."""
+    out: list[str] = []
+    for value in values or []:
+        depth, cur = 0, ""
+        for ch in value:
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(0, depth - 1)
+            if ch in ", " and depth == 0:
+                if cur.strip():
+                    out.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        if cur.strip():
+            out.append(cur.strip())
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tui-agent", description="A terminal coding agent. Without -p: the full-screen app.")
+    p.add_argument("prompt", nargs="?", help="the prompt (headless with -p; read from stdin when omitted)")
+    p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="run headless: answer and exit")
+    p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text")
+    p.add_argument("--verbose", action="store_true", help="more detail (tool starts and ends on stderr)")
+    p.add_argument("--max-turns", type=int, help="at most this many model requests")
+    p.add_argument("--max-budget-usd", type=float, help="stop when the cost reaches this many dollars")
+    p.add_argument("--model", help="model name (default: $ANTHROPIC_MODEL or a current Sonnet)")
+    p.add_argument("--permission-mode", choices=["default", "acceptEdits", "plan", "bypassPermissions"])
+    p.add_argument("--dangerously-skip-permissions", action="store_true", help="same as --permission-mode bypassPermissions")
+    p.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", nargs="+", action="extend", help="rules that allow without asking")
+    p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", nargs="+", action="extend", help="rules that deny")
+    p.add_argument("--tools", nargs="+", action="extend", help="only these built-in tools")
+    p.add_argument("--system-prompt", help="replace the system prompt")
+    p.add_argument("--append-system-prompt", help="add to the system prompt")
+    p.add_argument("--settings", type=Path, help="an extra settings file")
+    p.add_argument("--add-dir", dest="add_dirs", type=Path, action="append", help="another folder the tools may use")
+    p.add_argument("--session-id", help="use this session id")
+    p.add_argument("--demo", action="store_true", help="use the built-in demo model (no API key needed)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _preload()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.max_turns is not None and args.max_turns < 1:
+        parser.error("--max-turns must be at least 1")
+    if args.max_budget_usd is not None and args.max_budget_usd <= 0:
+        parser.error("--max-budget-usd must be more than 0")
+    for d in args.add_dirs or []:
+        if not d.is_dir():
+            parser.error(f"--add-dir {d}: not a folder")
+    if args.settings is not None and not args.settings.is_file():
+        parser.error(f"--settings {args.settings}: no such file")
+
+    from pydantic import ValidationError
+
+    from .config import AgentSettings
+
+    mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
+    try:
+        settings = AgentSettings.from_env(
+            model=args.model,
+            demo=args.demo or None,
+            add_dirs=args.add_dirs,
+            max_turns=args.max_turns,
+            max_budget_usd=args.max_budget_usd,
+            permission_mode=mode,
+            allowed_tools=split_rules(args.allowed_tools) or None,
+            disallowed_tools=split_rules(args.disallowed_tools) or None,
+            tools=split_rules(args.tools) if args.tools is not None else None,
+            system_prompt=args.system_prompt,
+            append_system_prompt=args.append_system_prompt,
+            settings_file=args.settings,
+            session_id=args.session_id,
+        )
+    except ValidationError as exc:
+        parser.error(str(exc).replace("\n", " "))
+
+    if args.print_mode:
+        prompt = args.prompt
+        if prompt is None and not sys.stdin.isatty():
+            prompt = sys.stdin.read()
+        if not prompt or not prompt.strip():
+            parser.error("no prompt: give one after -p or on stdin")
+        if not settings.demo and not settings.has_endpoint:
+            sys.stderr.write("tui-agent: error: no ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) is set; set one, or pass --demo for the built-in demo model\n")
+            return 2
+        import asyncio
+
+        from .headless import run_headless
+
+        return asyncio.run(run_headless(settings, prompt, args.output_format, args.verbose))
+
+    from .ui.app import run_app
+
+    return run_app(settings, initial_prompt=args.prompt)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Run settings: what the flags and the environment ask for, validated at the edge.
+
+Only the standard library and pydantic are imported here: this module sits on the path to the first
+frame and to the first request.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from .core.model import DEFAULT_MODEL
+from .core.permission_types import PermissionMode
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    try:
+        return int(raw) if raw else default
+    except ValueError:
+        return default
+
+
+class AgentSettings(BaseModel):
+    """Everything a run needs to know, from flags first, then the environment, then defaults."""
+
+    model: str = DEFAULT_MODEL
+    """The model name sent to the API (--model, ANTHROPIC_MODEL)."""
+    api_key: str | None = None
+    """ANTHROPIC_API_KEY; without it (and without a base URL) the demo model runs."""
+    base_url: str | None = None
+    """ANTHROPIC_BASE_URL: any Anthropic-compatible endpoint, local models included."""
+    demo: bool = False
+    """Run the built-in scripted demo model instead of calling an API."""
+    cwd: Path = Field(default_factory=Path.cwd)
+    """The working folder: tools act inside it (and the --add-dir folders)."""
+    add_dirs: list[Path] = Field(default_factory=list)
+    """More folders tools may use (--add-dir)."""
+    max_turns: int = 50
+    """At most this many model requests per prompt (--max-turns)."""
+    max_budget_usd: float | None = None
+    """Stop once the session's cost reaches this (--max-budget-usd)."""
+    permission_mode: PermissionMode | None = None
+    """default, acceptEdits, plan or bypassPermissions (--permission-mode)."""
+    allowed_tools: list[str] = Field(default_factory=list)
+    """Rules that allow without asking (--allowedTools)."""
+    disallowed_tools: list[str] = Field(default_factory=list)
+    """Rules that deny (--disallowedTools)."""
+    tools: list[str] | None = None
+    """Restrict the built-in tools to these names (--tools); None means all."""
+    system_prompt: str | None = None
+    """Replace the default system prompt (--system-prompt)."""
+    append_system_prompt: str | None = None
+    """Text added to the system prompt (--append-system-prompt)."""
+    settings_file: Path | None = None
+    """An extra settings file (--settings)."""
+    session_id: str | None = None
+    """Use this session id instead of a new one (--session-id)."""
+    max_concurrency: int = Field(default_factory=lambda: _env_int("TUI_AGENT_MAX_TOOL_USE_CONCURRENCY", 10))
+    """How many tools may run at once (TUI_AGENT_MAX_TOOL_USE_CONCURRENCY)."""
+    message_budget: int = Field(default_factory=lambda: _env_int("TUI_AGENT_RESULT_BUDGET_CHARS", 200_000))
+    """Characters of tool results one turn may send before the largest are persisted."""
+    max_retries: int = Field(default_factory=lambda: _env_int("TUI_AGENT_MAX_RETRIES", 10))
+    """How many times a failed model request is retried."""
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> "AgentSettings":
+        env = os.environ
+        values: dict[str, object] = {
+            "model": env.get("ANTHROPIC_MODEL") or DEFAULT_MODEL,
+            "api_key": env.get("ANTHROPIC_API_KEY") or None,
+            "base_url": env.get("ANTHROPIC_BASE_URL") or None,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.model_validate(values)
+
+    @property
+    def has_endpoint(self) -> bool:
+        """A key or a base URL is set: talk to a real endpoint rather than the demo."""
+        return bool(self.api_key or self.base_url)
+
+
+OutputFormat = Literal["text", "json", "stream-json"]

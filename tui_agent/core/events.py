@@ -1,0 +1,211 @@
+"""The core's typed events: past-tense facts that a UI or the headless printer consumes.
+
+Events are plain frozen dataclasses (cheap to make on the streaming hot path); the core never
+imports Textual, and consumers never reach back into the core through an event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ToolStatus = Literal["ok", "error", "denied", "cancelled"]
+EndReason = Literal[
+    "completed",
+    "max_turns",
+    "aborted",
+    "max_budget_usd",
+    "model_error",
+    "prompt_too_long",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    """A prompt was accepted and a run of the loop began."""
+
+    session_id: str
+    model: str
+    prompt: str
+    tools: tuple[str, ...]
+    cwd: str
+    demo: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    """A model request is about to be sent (turn counts requests, from 1)."""
+
+    turn: int
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the assistant's answer text arrived."""
+
+    text: str
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingDelta:
+    """A piece of the assistant's thinking arrived."""
+
+    text: str
+    index: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessageFinished:
+    """The assistant message arrived whole and was appended to the history."""
+
+    message: dict[str, Any]
+    stop_reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolQueued:
+    """A tool_use block was complete in the stream and handed to the executor."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
+    summary: str
+    safe: bool
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    """A tool's call began in a lane (a small integer slot, reused when free)."""
+
+    id: str
+    name: str
+    lane: int
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProgress:
+    """A tool reported progress (e.g. a line of shell output)."""
+
+    id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    """A tool's result is final. `lane` is -1 for tools that never ran (denied, invalid, cancelled early)."""
+
+    id: str
+    name: str
+    status: ToolStatus
+    lane: int
+    t_start: float
+    t_end: float
+    preview: str
+    is_error: bool
+    data: Any = None
+
+    @property
+    def duration(self) -> float:
+        return max(0.0, self.t_end - self.t_start)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultsSent:
+    """All results of one assistant turn were appended as one user message."""
+
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionAsked:
+    """A tool waits for the user's answer (the ask callback has the request)."""
+
+    request_id: str
+    tool_use_id: str
+    name: str
+    summary: str
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionAnswered:
+    """The user (or a policy) answered an ask."""
+
+    request_id: str
+    tool_use_id: str
+    allowed: bool
+    words: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class UsageUpdated:
+    """Token counts and cost after a model response, for the turn and for the session."""
+
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cache_read_input_tokens: int
+    cache_creation_input_tokens: int
+    total_input_tokens: int
+    total_output_tokens: int
+    cost_usd: float | None
+    total_cost_usd: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Retrying:
+    """A model request failed with a retryable error; the next attempt starts after `delay` seconds."""
+
+    attempt: int
+    delay: float
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the user should see that is not part of the conversation (settings errors, etc.)."""
+
+    level: Literal["info", "warning", "error"]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class LoopEnded:
+    """The run ended; the reason is always explicit."""
+
+    reason: EndReason
+    detail: str
+    result: str
+    num_turns: int
+    duration_ms: int
+    duration_api_ms: int
+    total_cost_usd: float | None
+    usage: dict[str, int] = field(default_factory=dict)
+    permission_denials: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def is_error(self) -> bool:
+        return self.reason != "completed"
+
+
+Event = (
+    RunStarted
+    | TurnStarted
+    | TextDelta
+    | ThinkingDelta
+    | AssistantMessageFinished
+    | ToolQueued
+    | ToolStarted
+    | ToolProgress
+    | ToolFinished
+    | ToolResultsSent
+    | PermissionAsked
+    | PermissionAnswered
+    | UsageUpdated
+    | Retrying
+    | Notice
+    | LoopEnded
+)

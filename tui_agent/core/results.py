@@ -1,0 +1,152 @@
+"""The path a tool's output takes back to the model (DESIGN §1.10), in one place for every tool.
+
+1. empty output → "(NAME completed with no output)";
+2. an error over 10,000 characters keeps its first and last 5,000 around "... [N characters truncated] ...";
+3. output over the tool's `max_result_size_chars` is saved to `<session>/tool-results/<id>.txt` and
+   replaced by a <persisted-output> preview;
+4. then the per-message budget over all results of one turn replaces the largest ones the same way.
+Every keep/replace decision is frozen per tool_use_id for the session, so a later request sends the
+very same bytes (prompt-cache stability).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ERROR_LIMIT = 10_000
+ERROR_KEEP = 5_000
+PREVIEW_CHARS = 2_000
+DEFAULT_MESSAGE_BUDGET = 200_000
+
+
+def empty_output_text(tool_name: str) -> str:
+    return f"({tool_name} completed with no output)"
+
+
+def truncate_error(text: str) -> str:
+    if len(text) <= ERROR_LIMIT:
+        return text
+    cut = len(text) - 2 * ERROR_KEEP
+    return f"{text[:ERROR_KEEP]}\n\n... [{cut} characters truncated] ...\n\n{text[-ERROR_KEEP:]}"
+
+
+def content_size(content: str | list[dict[str, Any]]) -> int:
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(b.get("text", "")) for b in content if b.get("type") == "text")
+
+
+def content_text(content: str | list[dict[str, Any]]) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
+def _human_size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f}KB"
+    return f"{n / (1024 * 1024):.1f}MB"
+
+
+def persisted_message(path: Path, size: int, preview: str) -> str:
+    more = "\n..." if size > len(preview) else ""
+    return (
+        "<persisted-output>\n"
+        f"Output too large ({_human_size(size)}). Full output saved to: {path}\n\n"
+        f"Preview (first {_human_size(len(preview.encode('utf-8')))}):\n"
+        f"{preview}{more}\n"
+        "</persisted-output>"
+    )
+
+
+@dataclass(slots=True)
+class ToolResultBlock:
+    """A tool_result on its way back, with what the budget needs to know."""
+
+    tool_use_id: str
+    content: str | list[dict[str, Any]]
+    is_error: bool
+    # The file that already holds the whole output (a Bash spill), reused instead of writing again.
+    full_output_path: Path | None = None
+
+    def to_api(self) -> dict[str, Any]:
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": self.tool_use_id, "content": self.content}
+        if self.is_error:
+            block["is_error"] = True
+        return block
+
+
+class ResultStore:
+    """Applies §1.10 and remembers each decision by tool_use_id for the session."""
+
+    def __init__(self, session_dir: Path, message_budget: int = DEFAULT_MESSAGE_BUDGET) -> None:
+        self.dir = session_dir / "tool-results"
+        self.message_budget = message_budget
+        # tool_use_id -> the content the model sees (replacement or kept original), frozen once decided.
+        self._frozen: dict[str, str | list[dict[str, Any]]] = {}
+
+    def frozen(self, tool_use_id: str) -> str | list[dict[str, Any]] | None:
+        return self._frozen.get(tool_use_id)
+
+    def shape(
+        self,
+        tool_name: str,
+        tool_use_id: str,
+        content: str | list[dict[str, Any]],
+        is_error: bool,
+        max_result_size_chars: int,
+        full_output_path: Path | None = None,
+    ) -> ToolResultBlock:
+        """Steps 1-3 for one result."""
+        if tool_use_id in self._frozen:
+            return ToolResultBlock(tool_use_id, self._frozen[tool_use_id], is_error)
+        if isinstance(content, str):
+            if not content.strip():
+                content = empty_output_text(tool_name)
+            elif is_error:
+                content = truncate_error(content)
+        size = content_size(content)
+        if not is_error and size > max_result_size_chars:
+            content = self._persist(tool_use_id, content_text(content), full_output_path)
+            self._frozen[tool_use_id] = content
+        return ToolResultBlock(tool_use_id, content, is_error, full_output_path)
+
+    def apply_budget(self, blocks: list[ToolResultBlock]) -> list[ToolResultBlock]:
+        """Step 4: over the turn's budget, persist the largest undecided results first; then freeze all."""
+        total = sum(content_size(b.content) for b in blocks)
+        if total > self.message_budget:
+            undecided = sorted(
+                (b for b in blocks if b.tool_use_id not in self._frozen and isinstance(b.content, str)),
+                key=lambda b: content_size(b.content),
+                reverse=True,
+            )
+            for block in undecided:
+                if total <= self.message_budget:
+                    break
+                before = content_size(block.content)
+                block.content = self._persist(block.tool_use_id, block.content, block.full_output_path)
+                total += content_size(block.content) - before
+        for block in blocks:
+            self._frozen.setdefault(block.tool_use_id, block.content)
+        return blocks
+
+    def _persist(self, tool_use_id: str, text: str, existing: Path | None) -> str:
+        if existing is not None and existing.exists():
+            path, size = existing, existing.stat().st_size
+            with existing.open("r", encoding="utf-8", errors="replace") as fh:
+                preview = fh.read(PREVIEW_CHARS)
+        else:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            path = self.dir / f"{_safe_name(tool_use_id)}.txt"
+            path.write_text(text, encoding="utf-8")
+            size, preview = len(text), text[:PREVIEW_CHARS]
+        return persisted_message(path, size, preview)
+
+
+def _safe_name(tool_use_id: str) -> str:
+    keep = "".join(c if c.isalnum() or c in "-_" else "_" for c in tool_use_id)
+    return keep or "result"

@@ -1,0 +1,91 @@
+"""Builds an Agent from settings: the one place the CLI, the TUI and the tests assemble the core."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .config import AgentSettings
+from .core.events import Event
+from .core.loop import Agent, LoopOptions
+from .core.model import ModelClient, ModelConfig
+from .core.permission_types import AskHandler, PermissionPolicy, SimplePolicy
+from .core.session import Session
+from .tools.base import Workspace
+from .tools.registry import ToolRegistry, default_tools
+
+
+def build_model_client(settings: AgentSettings, scripted: Any = None) -> tuple[ModelClient, bool]:
+    """The model client, and whether it is the demo. `scripted` (a ScriptedModel) is plugged in
+    as an httpx2 transport behind the real SDK."""
+    demo = False
+    if scripted is None and (settings.demo or not settings.has_endpoint):
+        from .providers.demo import demo_model
+
+        scripted = demo_model(settings.cwd)
+        demo = True
+    config = ModelConfig(
+        model=scripted.model if scripted is not None else settings.model,
+        api_key=settings.api_key if scripted is None else "scripted",
+        base_url=settings.base_url if scripted is None else "http://scripted.invalid",
+        max_retries=settings.max_retries,
+    )
+    factory = scripted.http_client if scripted is not None else None
+    return ModelClient(config, http_client_factory=factory), demo
+
+
+def build_policy(settings: AgentSettings, workspace: Workspace, session_id: str, on_notice: Callable[[str, str], None] | None) -> PermissionPolicy:
+    try:
+        from .core.permissions import PermissionEngine
+    except ImportError:  # the rules engine is optional until it lands; the simple policy is safe
+        return SimplePolicy(
+            mode=settings.permission_mode or "default",
+            allowed_tools=set(settings.allowed_tools),
+            disallowed_tools=set(settings.disallowed_tools),
+        )
+    return PermissionEngine(
+        workspace.root,
+        mode=settings.permission_mode,
+        settings_file=settings.settings_file,
+        allowed_tools=list(settings.allowed_tools),
+        disallowed_tools=list(settings.disallowed_tools),
+        on_notice=on_notice,
+        session_id=session_id,
+    )
+
+
+def build_agent(
+    settings: AgentSettings,
+    *,
+    emit: Callable[[Event], None] = lambda e: None,
+    ask: AskHandler | None = None,
+    on_notice: Callable[[str, str], None] | None = None,
+    scripted: Any = None,
+    tools: list[Any] | None = None,
+) -> Agent:
+    """`tools` replaces the built-in set (tests, embedding); `scripted` replaces the API."""
+    workspace = Workspace.at(settings.cwd, tuple(settings.add_dirs))
+    model, demo = build_model_client(settings, scripted)
+    registry = ToolRegistry(tools if tools is not None else default_tools())
+    if settings.tools is not None:
+        registry = registry.restricted(settings.tools)
+    session = Session(workspace.root, settings.session_id)
+    policy = build_policy(settings, workspace, session.id, on_notice)
+    options = LoopOptions(
+        max_turns=settings.max_turns,
+        max_budget_usd=settings.max_budget_usd,
+        system_prompt=settings.system_prompt,
+        append_system_prompt=settings.append_system_prompt,
+        max_concurrency=settings.max_concurrency,
+        message_budget=settings.message_budget,
+    )
+    return Agent(
+        model=model,
+        registry=registry,
+        policy=policy,
+        session=session,
+        workspace=workspace,
+        options=options,
+        ask=ask,
+        emit=emit,
+        demo=demo,
+    )

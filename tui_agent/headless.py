@@ -1,0 +1,157 @@
+"""Headless mode (`tui-agent -p`): the same core, printed for scripts as text, json or stream-json.
+
+Output follows `claude -p` so scripts written for it work unchanged. SIGINT, SIGTERM and SIGHUP fire
+the same abort as ESC: every tool process is stopped, the output and the transcript end valid (the
+last line is a `result`), then the process exits 130 (SIGINT) or 143 (SIGTERM/SIGHUP). A second
+SIGINT during that cleanup kills what is left and exits at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from typing import IO, Any
+
+from .config import AgentSettings, OutputFormat
+from .core.events import (
+    AssistantMessageFinished,
+    Event,
+    LoopEnded,
+    Notice,
+    Retrying,
+    RunStarted,
+    ToolFinished,
+    ToolResultsSent,
+    ToolStarted,
+)
+
+SUBTYPES = {
+    "completed": "success",
+    "max_turns": "error_max_turns",
+    "max_budget_usd": "error_max_budget_usd",
+}
+SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 143}
+
+
+def result_object(ended: LoopEnded, session_id: str) -> dict[str, Any]:
+    is_error = ended.is_error
+    return {
+        "type": "result",
+        "subtype": SUBTYPES.get(ended.reason, "error_during_execution"),
+        "is_error": is_error,
+        "reason": ended.reason,
+        "duration_ms": ended.duration_ms,
+        "duration_api_ms": ended.duration_api_ms,
+        "num_turns": ended.num_turns,
+        "result": ended.result if not (is_error and not ended.result) else ended.detail,
+        "detail": ended.detail,
+        "session_id": session_id,
+        "total_cost_usd": ended.total_cost_usd,
+        "usage": ended.usage,
+        "permission_denials": list(ended.permission_denials),
+    }
+
+
+class HeadlessPrinter:
+    """Consumes the core's events and prints them in the chosen format."""
+
+    def __init__(self, fmt: OutputFormat, verbose: bool, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> None:
+        self.fmt = fmt
+        self.verbose = verbose
+        self.out = out
+        self.err = err
+        self.session_id = ""
+        self.permission_mode = "default"
+        self.ended: LoopEnded | None = None
+
+    def _line(self, obj: dict[str, Any]) -> None:
+        self.out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
+        self.out.flush()
+
+    def _note(self, text: str) -> None:
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self.session_id = event.session_id
+            if self.fmt == "stream-json":
+                self._line({"type": "system", "subtype": "init", "session_id": event.session_id, "cwd": event.cwd,
+                            "model": event.model, "tools": list(event.tools), "permissionMode": self.permission_mode,
+                            "demo": event.demo})
+            elif event.demo and self.fmt == "text":
+                self._note("[demo model: no ANTHROPIC_API_KEY — scripted replies, real tools]")
+        elif isinstance(event, AssistantMessageFinished):
+            if self.fmt == "stream-json":
+                self._line({"type": "assistant", "message": event.message, "session_id": self.session_id})
+        elif isinstance(event, ToolResultsSent):
+            if self.fmt == "stream-json":
+                self._line({"type": "user", "message": event.message, "session_id": self.session_id})
+        elif isinstance(event, Retrying):
+            if self.fmt != "stream-json" or self.verbose:
+                self._note(f"API error ({event.why}); retrying in {event.delay:.1f}s (attempt {event.attempt})")
+        elif isinstance(event, Notice):
+            self._note(f"[{event.level}] {event.text}")
+        elif isinstance(event, ToolStarted) and self.verbose and self.fmt == "text":
+            self._note(f"→ {event.name} started (lane {event.lane})")
+        elif isinstance(event, ToolFinished) and self.verbose and self.fmt == "text":
+            self._note(f"← {event.name} {event.status} in {event.duration:.2f}s")
+        elif isinstance(event, LoopEnded):
+            self.ended = event
+            result = result_object(event, self.session_id)
+            if self.fmt == "text":
+                if event.is_error:
+                    if event.result:
+                        self.out.write(event.result + "\n")
+                    self._note(f"Error ({event.reason}): {event.detail or event.result}")
+                else:
+                    self.out.write(event.result + "\n")
+                self.out.flush()
+            else:
+                self._line(result)
+
+
+def kill_everything_now() -> None:
+    """Second Ctrl+C: kill every process we started, at once, and go."""
+    try:
+        from .tools.processes import kill_all_children_now
+    except ImportError:
+        return
+    kill_all_children_now()
+
+
+async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool) -> int:
+    from .factory import build_agent
+
+    printer = HeadlessPrinter(fmt, verbose)
+
+    def notice(level: str, text: str) -> None:
+        printer(Notice(level if level in ("info", "warning", "error") else "info", text))  # type: ignore[arg-type]
+
+    agent = build_agent(settings, emit=printer, ask=None, on_notice=notice)
+    printer.permission_mode = getattr(agent.policy, "mode", "default")
+    loop = asyncio.get_running_loop()
+    received: list[int] = []
+
+    def on_signal(signum: int) -> None:
+        if received and signum == signal.SIGINT:
+            kill_everything_now()
+            os._exit(SIGNAL_EXIT.get(received[0], 130))
+        if not received:
+            received.append(signum)
+            agent.abort(f"interrupted by {signal.Signals(signum).name}" if signum != signal.SIGINT else "interrupted by user")
+
+    for signum in SIGNAL_EXIT:
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        ended = await agent.run(prompt)
+    finally:
+        for signum in SIGNAL_EXIT:
+            loop.remove_signal_handler(signum)
+        await agent.close()
+    if received:
+        return SIGNAL_EXIT[received[0]]
+    return 1 if ended.is_error else 0
