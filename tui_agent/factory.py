@@ -61,6 +61,7 @@ def build_agent(
     on_notice: Callable[[str, str], None] | None = None,
     scripted: Any = None,
     tools: list[Any] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> Agent:
     """`tools` replaces the built-in set (tests, embedding); `scripted` replaces the API."""
     workspace = Workspace.at(settings.cwd, tuple(settings.add_dirs))
@@ -88,4 +89,5 @@ def build_agent(
         ask=ask,
         emit=emit,
         demo=demo,
+        **({"clock": clock} if clock is not None else {}),
     )

@@ -116,11 +116,9 @@ class HeadlessPrinter:
 
 def kill_everything_now() -> None:
     """Second Ctrl+C: kill every process we started, at once, and go."""
-    try:
-        from .tools.processes import kill_all_children_now
-    except ImportError:
-        return
-    kill_all_children_now()
+    from .tools.processes import kill_all_now
+
+    kill_all_now()
 
 
 async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool) -> int:

@@ -120,6 +120,10 @@ class StreamingToolExecutor:
         self._by_id: dict[str, TrackedTool] = {}
         self._lanes: set[int] = set()
         self._running = 0
+        self._running_unsafe = 0
+        self._done = 0
+        # Tools before this index are all done: the queue scan starts here (keeps 1,000 calls linear).
+        self._scan_from = 0
         self._changed = asyncio.Event()
         self._remove_abort = signal.on_abort(self._on_run_abort)
 
@@ -253,7 +257,13 @@ class StreamingToolExecutor:
         if self._signal.aborted:
             return
         unsafe_pending = False  # an unsafe tool still waiting for its answer
-        for tracked in self._tools:
+        tools = self._tools
+        while self._scan_from < len(tools) and tools[self._scan_from].state == DONE:
+            self._scan_from += 1
+        for i in range(self._scan_from, len(tools)):
+            if self._running >= self._max:
+                break  # nothing more can start until a lane frees
+            tracked = tools[i]
             state = tracked.state
             if state in (DONE, RUNNING):
                 continue
@@ -274,7 +284,7 @@ class StreamingToolExecutor:
             return False
         if self._running == 0:
             return True
-        return safe and all(t.safe for t in self._tools if t.state == RUNNING)
+        return safe and self._running_unsafe == 0
 
     def _start(self, tracked: TrackedTool) -> None:
         lane = 0
@@ -282,6 +292,7 @@ class StreamingToolExecutor:
             lane += 1
         self._lanes.add(lane)
         self._running += 1
+        self._running_unsafe += not tracked.safe
         tracked.lane = lane
         tracked.state = RUNNING
         tracked.t_start = self._clock()
@@ -359,9 +370,11 @@ class StreamingToolExecutor:
             full_output_path,
         )
         tracked.signal.detach()
+        self._done += 1
         if was_running:
             self._lanes.discard(tracked.lane)
             self._running -= 1
+            self._running_unsafe -= not tracked.safe
         preview = tracked.result.content if isinstance(tracked.result.content, str) else "[non-text result]"
         self._emit(
             ToolFinished(
@@ -422,10 +435,8 @@ class StreamingToolExecutor:
 
     async def get_remaining_results(self) -> list[ToolResultBlock]:
         """Wait for every tool to have its result; then the results in tool_use order, budget applied."""
-        while any(t.state != DONE for t in self._tools):
+        while self._done < len(self._tools):
             self._changed.clear()
-            if all(t.state == DONE for t in self._tools):
-                break
             await self._changed.wait()
         self._remove_abort()
         return self._results.apply_budget([t.result for t in self._tools if t.result is not None])

@@ -162,6 +162,12 @@ class Agent:
         shells = self.context.services.get("background_shells")
         if shells is not None:
             await shells.close_all()
+        watcher = self.context.services.get("file_watch")
+        if watcher is not None:
+            watcher.close()
+        stop_watching = getattr(self.policy, "stop_watching", None)
+        if stop_watching is not None:
+            await stop_watching()
         await self.model.close()
         self.session.close()
 

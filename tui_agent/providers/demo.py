@@ -78,13 +78,14 @@ class DemoScript:
         blocks: list[Any] = [
             Text(f"*Demo model* — I can't really read your request (\"{prompt[:80]}\"), but I can show you how "
                  "this agent works: four read-only tools, in parallel, each in its own lane.\n\n"),
+            # The slow one first, so the others visibly run beside it.
+            ToolUse("Bash", {"command": "sleep 2; ls -la | head -15", "description": "List this folder (slowly)"}),
             ToolUse("Glob", {"pattern": "**/*"}),
             ToolUse("Grep", {"pattern": "TODO|FIXME|XXX", "output_mode": "count"}),
         ]
         if readme:
             blocks.append(ToolUse("Read", {"file_path": str(self.cwd / readme), "limit": 40}))
-        blocks.append(ToolUse("Bash", {"command": "sleep 1.5; ls -la | head -15", "description": "List this folder (slowly)"}))
-        return Reply(blocks, chunk=12, delay=self.pace, block_delays={2: 0.25, 3: 0.25, 4: 0.25})
+        return Reply(blocks, chunk=12, delay=self.pace, block_delays={i: 0.3 for i in range(2, len(blocks))})
 
     def _ask_to_count(self) -> Reply:
         return Reply(
@@ -115,7 +116,10 @@ class DemoScript:
             total = shown + (int(more.group(1)) if more else 0)
             return f"- **Files**: {total} (Glob, newest first; first: `{lines[0] if lines else '-'}`)"
         if name == "Grep":
-            return f"- **TODO/FIXME markers**: {text.strip().splitlines()[0] if lines else 'none'}"
+            counts = [int(m.group(1)) for l in lines if (m := re.search(r":(\d+)$", l))]
+            if not counts:
+                return "- **TODO/FIXME markers**: none"
+            return f"- **TODO/FIXME markers**: {sum(counts)} in {len(counts)} file{'s' if len(counts) != 1 else ''}"
         if name == "Read":
             first = next((l.split('\t', 1)[-1] for l in lines if '\t' in l), "")
             return f"- **First line of the project file**: `{first.strip()[:100]}`"

@@ -1,0 +1,73 @@
+"""ESC in the full app while real shell commands run: every lane cancelled, the processes gone."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from typing import Any
+
+import pytest
+
+from tui_agent.providers.scripted import Reply, Text, ToolUse
+
+from tests.ui.app_support import (
+    build,
+    isolate,
+    lanes_text,
+    project_at,
+    sleep_processes,
+    transcript_text,
+    until,
+    until_idle,
+    wait_until,
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: Any) -> Path:
+    isolate(monkeypatch, tmp_path)
+    return project_at(tmp_path / "project")
+
+
+async def test_escape_while_tools_run_kills_their_processes(project: Path) -> None:
+    marker = "sleep 30"
+    script = [
+        Reply([Text("Running two slow commands.\n\n"), ToolUse("Bash", {"command": "sleep 30"}),
+               ToolUse("Bash", {"command": "echo started; sleep 30.5"})]),
+        Reply([Text("after the interruption")]),
+    ]
+    app, model = build(project, script, permission_mode="bypassPermissions")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"run them", "enter")
+        await until(pilot, lambda: len(sleep_processes(marker)) >= 2, timeout=10)
+        t0 = time.monotonic()
+        await pilot.press("escape")
+        assert "Interrupted" in transcript_text(app)
+        assert all(c.phase == "cancelled" for c in app.calls.calls.values())
+        assert "cancelled" in lanes_text(app)
+        gone = await wait_until(lambda: not sleep_processes(marker), timeout=3)
+        elapsed = time.monotonic() - t0
+        assert gone, f"processes survived ESC: {sleep_processes(marker)}"
+        assert elapsed < 1.0, f"processes took {elapsed * 1000:.0f} ms to go"
+        await until_idle(pilot, app, timeout=3)
+        assert app.prompt.has_focus and not app.running
+        await pilot.press(*"go on", "enter")
+        await until_idle(pilot, app)
+        assert "after the interruption" in transcript_text(app)
+    results = model.requests[1]["messages"][2]["content"]
+    assert [b.get("is_error") for b in results if b["type"] == "tool_result"] == [True, True]
+
+
+async def test_escape_while_waiting_for_a_tool_to_start_and_during_retry(project: Path) -> None:
+    from tui_agent.providers.scripted import fault
+
+    script = [fault(529, retry_after=5), Reply([Text("never")])]
+    app, _ = build(project, script)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"hello", "enter")
+        await until(pilot, lambda: "retrying in 5s (attempt 1)" in transcript_text(app))
+        await pilot.press("escape")
+        await until_idle(pilot, app, timeout=2)
+        text = transcript_text(app)
+        assert "Interrupted" in text and "never" not in text

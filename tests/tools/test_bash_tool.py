@@ -1,0 +1,187 @@
+"""Bash: output, exit codes, timeouts, streaming, bounded memory, and no process left behind."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.tools.support import run_tool, text
+from tui_agent.tools.base import ToolContext
+from tui_agent.tools.bash import PARTIAL_OUTPUT_KEY, BashTool
+from tui_agent.tools.processes import MARKER_ENV
+
+
+async def bash(ctx: ToolContext, command: str, **kw: object):
+    return await run_tool(BashTool(), ctx, command=command, **kw)
+
+
+def progress_of(ctx: ToolContext) -> list[str]:
+    return ctx.services["progress_log"]
+
+
+def processes_with_env(name: str, value: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get(name) == value and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except psutil.Error:
+            pass
+    return found
+
+
+async def test_stdout_and_stderr_are_merged_in_order(ctx: ToolContext) -> None:
+    out = await bash(ctx, "echo out; echo err >&2; echo out2")
+    assert not out.is_error and text(out) == "out\nerr\nout2"
+
+
+async def test_runs_in_the_workspace_root(ctx: ToolContext, workspace: Path) -> None:
+    assert text(await bash(ctx, "pwd")) == str(workspace)
+
+
+async def test_environment_flags_the_agent_and_disables_pagers(ctx: ToolContext) -> None:
+    out = text(await bash(ctx, 'echo "$TUI_AGENT $PAGER $GIT_PAGER"'))
+    assert out == "1 cat cat"
+
+
+async def test_stdin_is_closed(ctx: ToolContext) -> None:
+    out = await bash(ctx, "cat; echo done", timeout=5000)
+    assert text(out) == "done"
+
+
+async def test_non_zero_exit_is_an_error_ending_with_the_code(ctx: ToolContext) -> None:
+    out = await bash(ctx, "echo partial; exit 3")
+    assert out.is_error and text(out) == "partial\nExit code 3"
+
+
+async def test_non_zero_exit_without_output(ctx: ToolContext) -> None:
+    out = await bash(ctx, "false")
+    assert out.is_error and text(out) == "Exit code 1"
+
+
+async def test_zero_exit_without_output_is_empty_content(ctx: ToolContext) -> None:
+    out = await bash(ctx, "true")
+    assert not out.is_error and out.content == ""
+
+
+async def test_timeout_kills_and_says_after_how_long(ctx: ToolContext) -> None:
+    started = time.monotonic()
+    out = await bash(ctx, "echo before; sleep 30", timeout=300)
+    assert time.monotonic() - started < 3
+    assert out.is_error and text(out) == "before\nCommand timed out after 0.3s"
+
+
+async def test_timeout_over_the_maximum_is_a_validation_error(ctx: ToolContext) -> None:
+    out = await bash(ctx, "true", timeout=600_001)
+    assert out.is_error and "timeout" in text(out) and "600000" in text(out)
+
+
+async def test_empty_command_is_refused(ctx: ToolContext) -> None:
+    out = await bash(ctx, "   ")
+    assert out.is_error and "empty" in text(out)
+
+
+async def test_progress_streams_lines_as_they_arrive(ctx: ToolContext) -> None:
+    seen_at: list[tuple[str, float]] = []
+    ctx.progress = lambda line: seen_at.append((line, time.monotonic()))
+    started = time.monotonic()
+    out = await bash(ctx, "echo one; sleep 0.4; echo two; printf three")
+    assert [line for line, _ in seen_at] == ["one", "two", "three"]
+    assert seen_at[0][1] - started < 0.3  # "one" came before the sleep ended
+    assert text(out) == "one\ntwo\nthree"
+
+
+async def test_background_child_holding_the_pipe_does_not_hold_the_result(ctx: ToolContext) -> None:
+    started = time.monotonic()
+    out = await bash(ctx, "sleep 5 & echo started")
+    assert text(out) == "started" and time.monotonic() - started < 2
+
+
+async def test_huge_output_is_bounded_in_memory_and_spilled_whole(ctx: ToolContext) -> None:
+    size = 200_000_000
+    me = psutil.Process()
+    before = me.memory_info().rss
+    out = await bash(ctx, f"yes | head -c {size}", timeout=120_000)
+    growth = me.memory_info().rss - before
+    assert not out.is_error
+    assert growth < 50 * 1024 * 1024, f"RSS grew by {growth / 1e6:.0f} MB"
+    assert out.full_output_path == ctx.tool_results_dir / "toolu_test.txt"
+    assert out.full_output_path.stat().st_size == size
+    content = text(out)
+    assert len(content) < 1_100_000 and "bytes omitted" in content and str(out.full_output_path) in content
+    assert content.startswith("y\ny\n") and content.endswith("y")
+
+
+async def test_small_output_is_not_spilled(ctx: ToolContext) -> None:
+    out = await bash(ctx, "seq 1 1000")
+    assert out.full_output_path is None and text(out).endswith("\n1000")
+
+
+async def test_cancel_kills_the_whole_tree_including_a_setsid_grandchild(ctx: ToolContext) -> None:
+    tag = f"cancel-{os.getpid()}-{time.monotonic_ns()}"
+    command = f"export TEST_TAG={tag}; setsid sleep 300 & (sleep 300 &); echo ready; sleep 300"
+    task = asyncio.create_task(bash(ctx, command))
+    for _ in range(200):
+        if "ready" in progress_of(ctx) and len(processes_with_env("TEST_TAG", tag)) >= 3:
+            break
+        await asyncio.sleep(0.02)
+    survivors = processes_with_env("TEST_TAG", tag)
+    assert len(survivors) >= 3  # the shell's sleep, the setsid one and the orphaned one
+    assert len({os.getsid(p.pid) for p in survivors}) >= 2  # setsid left the shell's session
+    started = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < 0.45  # SIGTERM worked: no waiting out the grace period
+    assert processes_with_env("TEST_TAG", tag) == []
+    assert ctx.services[PARTIAL_OUTPUT_KEY]["toolu_test"] == "ready\n"
+
+
+async def test_cancel_escalates_to_sigkill_for_a_process_ignoring_sigterm(ctx: ToolContext) -> None:
+    tag = f"stubborn-{os.getpid()}-{time.monotonic_ns()}"
+    task = asyncio.create_task(bash(ctx, f"export TEST_TAG={tag}; trap '' TERM; echo ready; while :; do sleep 0.05; done"))
+    for _ in range(200):
+        if "ready" in progress_of(ctx):
+            break
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert processes_with_env("TEST_TAG", tag) == []
+
+
+async def test_every_shell_carries_its_own_marker(ctx: ToolContext) -> None:
+    first = text(await bash(ctx, f"echo ${MARKER_ENV}"))
+    second = text(await bash(ctx, f"echo ${MARKER_ENV}"))
+    assert first and second and first != second
+
+
+@pytest.mark.parametrize(
+    ("command", "read_only"),
+    [("ls -la", True), ("git status && git diff", True), ("rm -rf build", False), ("echo x > f", False)],
+)
+def test_read_only_commands_are_concurrency_safe(command: str, read_only: bool) -> None:
+    tool = BashTool()
+    parsed = tool.Input.model_validate({"command": command})
+    assert tool.is_read_only(parsed) is read_only
+    assert tool.is_concurrency_safe(parsed) is read_only
+
+
+def test_destructive_commands_are_flagged() -> None:
+    tool = BashTool()
+    assert tool.is_destructive(tool.Input.model_validate({"command": "rm -rf /tmp/x"}))
+    assert not tool.is_destructive(tool.Input.model_validate({"command": "ls"}))
+
+
+def test_summary_is_the_first_line_of_the_command() -> None:
+    tool = BashTool()
+    assert tool.summarize(tool.Input.model_validate({"command": "make test\necho done"})) == "make test"
+
+
+def test_result_size_limit_is_30000() -> None:
+    assert BashTool.max_result_size_chars == 30_000

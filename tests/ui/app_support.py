@@ -1,0 +1,107 @@
+"""Helpers for driving the real app on a ScriptedModel: a settable clock, a project folder, screen text.
+
+A plain module (not conftest.py) so the e2e tests can import it too."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from textual.pilot import Pilot
+
+from tui_agent.config import AgentSettings
+from tui_agent.providers.scripted import ScriptedModel, Step
+from tui_agent.ui.app import TuiAgentApp, make_app
+
+
+class FakeClock:
+    """The app's clock in snapshots: time moves only when the test says so."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def isolate(monkeypatch: Any, root: Path) -> None:
+    """Keep sessions and user settings out of the real home."""
+    monkeypatch.setenv("HOME", str(root / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "home" / ".config"))
+
+
+def project_at(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "README.md").write_text("# Demo project\nhello\n")
+    (folder / "app.py").write_text("def main():\n    return 1\n")
+    return folder
+
+
+def build(
+    cwd: Path,
+    script: list[Step],
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    **settings: Any,
+) -> tuple[TuiAgentApp, ScriptedModel]:
+    model = ScriptedModel(script)
+    app = make_app(AgentSettings(cwd=cwd, **settings), scripted=model, clock=clock)
+    return app, model
+
+
+async def until(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 5.0, step: float = 0.01) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {getattr(predicate, '__name__', predicate)}")
+        await pilot.pause(step)
+
+
+async def until_idle(pilot: Pilot[Any], app: TuiAgentApp, timeout: float = 10.0) -> None:
+    await until(pilot, lambda: not app.running, timeout)
+    await pilot.pause()
+
+
+def transcript_text(app: TuiAgentApp) -> str:
+    """Every line of the conversation, scrolled off or not (flushes pending drawing first)."""
+    transcript = app.transcript
+    transcript.flush()
+    lines = []
+    for item, drawing in zip(transcript.items, transcript._drawings):
+        if drawing.evicted:
+            drawing.update(transcript._render_context(), item)
+        lines.extend(drawing.line(i).text.rstrip() for i in range(drawing.height))
+    return "\n".join(lines)
+
+
+def lanes_text(app: TuiAgentApp) -> str:
+    """The lane panel's content now (whatever height the layout has given it so far)."""
+    return str(app.lanes.render())
+
+
+def sleep_processes(marker: str) -> list[Any]:
+    import psutil
+
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            if marker in " ".join(proc.info["cmdline"] or []):
+                found.append(proc)
+        except psutil.Error:
+            pass
+    return found
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.005)
+    return True

@@ -1,0 +1,16 @@
+"""Fixtures for the app's tests: an isolated home and a small project folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ui.app_support import isolate, project_at
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: Any) -> Path:
+    isolate(monkeypatch, tmp_path)
+    return project_at(tmp_path / "project")

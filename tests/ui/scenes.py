@@ -1,0 +1,121 @@
+"""Reproducible scenes of the app (a fixed folder, a fixed clock, fixed token counts), shared by the
+snapshot tests and screenshots/make_screenshots.py."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from textual.pilot import Pilot
+
+from tui_agent.providers.scripted import Reply, Text, Thinking, ToolUse
+from tui_agent.ui.app import TuiAgentApp
+
+from tests.ui.app_support import FakeClock, build, until, until_idle
+
+SCENE_ROOT = Path("/tmp/tui-agent-scenes/project")
+
+CODE_ANSWER = """## Where `main` is
+
+`app.py` defines it; it returns a constant:
+
+```python
+def main() -> int:
+    \"\"\"The entry point.\"\"\"
+    return 2
+```
+
+I changed the return value from **1** to **2**:
+
+1. read the file
+2. edited one line
+"""
+
+
+@dataclass
+class Scene:
+    app: TuiAgentApp
+    clock: FakeClock
+    run_before: Callable[[Pilot[Any]], Awaitable[None]]
+
+
+def fresh_project() -> Path:
+    shutil.rmtree(SCENE_ROOT, ignore_errors=True)
+    SCENE_ROOT.mkdir(parents=True)
+    (SCENE_ROOT / "README.md").write_text("# Demo project\nhello\n")
+    (SCENE_ROOT / "app.py").write_text('def main() -> int:\n    """The entry point."""\n    return 1\n')
+    return SCENE_ROOT
+
+
+def parallel_tools() -> Scene:
+    """Three shell commands running at once, a Read finished before them."""
+    project = fresh_project()
+    clock = FakeClock()
+    script = [
+        Reply([Text("Checking three things in parallel.\n\n"),
+               ToolUse("Read", {"file_path": str(project / "README.md")}),
+               ToolUse("Bash", {"command": "echo compiling; sleep 8", "timeout": 60000}),
+               ToolUse("Bash", {"command": "echo 'collected 42 items'; sleep 8"}),
+               ToolUse("Bash", {"command": "sleep 8"})], input_tokens=2400, output_tokens=180),
+        Reply([Text("done")], input_tokens=10, output_tokens=1),
+    ]
+    app, _ = build(project, script, clock=clock, permission_mode="bypassPermissions")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pilot.press(*"build, test and wait", "enter")
+        await until(pilot, lambda: sum(c.phase == "running" for c in app.calls.calls.values()) == 3
+                    and sum(bool(c.last_line) for c in app.calls.calls.values()) == 2, timeout=10)
+        clock.advance(4.2)
+        await pilot.pause(0.3)
+
+    return Scene(app, clock, run_before)
+
+
+def interrupted_run() -> Scene:
+    """ESC pressed while a command ran and text streamed: the lane is cancelled, the pane says Interrupted."""
+    project = fresh_project()
+    clock = FakeClock()
+    script = [Reply([Text("Let me run the slow test suite first.\n\n"), ToolUse("Bash", {"command": "sleep 9; echo never"})],
+                    input_tokens=1200, output_tokens=40)]
+    app, _ = build(project, script, clock=clock, permission_mode="bypassPermissions")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pilot.press(*"run the tests", "enter")
+        await until(pilot, lambda: any(c.phase == "running" for c in app.calls.calls.values()), timeout=10)
+        clock.advance(2.5)
+        await pilot.press("escape")
+        await until_idle(pilot, app, timeout=5)
+        await pilot.pause(0.1)
+
+    return Scene(app, clock, run_before)
+
+
+def finished_answer() -> Scene:
+    """A finished run: thinking (collapsed), a Read, an Edit with its diff, and a Markdown answer with code."""
+    project = fresh_project()
+    clock = FakeClock()
+    target = str(project / "app.py")
+    script = [
+        Reply([Thinking("The user wants main to return 2. " * 4), ToolUse("Read", {"file_path": target})],
+              input_tokens=3000, output_tokens=60),
+        Reply([ToolUse("Edit", {"file_path": target, "old_string": "return 1", "new_string": "return 2"})],
+              input_tokens=3200, output_tokens=50),
+        Reply([Text(CODE_ANSWER)], input_tokens=3400, output_tokens=120),
+    ]
+    app, _ = build(project, script, clock=clock, permission_mode="acceptEdits")
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pilot.press(*"make main return 2", "enter")
+        await until_idle(pilot, app, timeout=10)
+        await pilot.pause(0.1)
+
+    return Scene(app, clock, run_before)
+
+
+SCENES: dict[str, Callable[[], Scene]] = {
+    "parallel_tools": parallel_tools,
+    "interrupted_run": interrupted_run,
+    "finished_answer": finished_answer,
+}

@@ -1,0 +1,226 @@
+"""Slash commands, the palette provider, and Shift+Tab's mode cycling, on a real Agent."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui_agent.core.events import PermissionAsked
+from tui_agent.core.permission_types import PermissionAnswer, SimplePolicy
+from tui_agent.core.permissions import PermissionEngine
+from tui_agent.providers.scripted import DEFAULT_SCRIPTED_MODEL, Reply, Text, ToolUse
+from tui_agent.ui.commands import COMMANDS, SlashCommandsProvider, cycle_mode, run_command
+from tui_agent.ui.screens.permission import PermissionsScreen
+
+from tests.ui.conftest_permission import (
+    FakeShell,
+    FakeWrite,
+    Harness,
+    make_agent,
+    make_project,
+    request,
+    until,
+)
+
+
+def engine_in(tmp_path: Path, **kw: Any) -> PermissionEngine:
+    return PermissionEngine(make_project(tmp_path), home=tmp_path / "home", **kw)
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Harness:
+    agent, _ = make_agent(tmp_path, [Reply([Text("hello")], input_tokens=1200, output_tokens=80)], [FakeShell()], engine_in(tmp_path))
+    return Harness(agent.policy, agent)
+
+
+# ----- modes --------------------------------------------------------------------------------------------
+
+
+async def test_shift_tab_changes_the_mode_the_policy_uses(tmp_path: Path) -> None:
+    engine = engine_in(tmp_path)
+    write = FakeWrite()
+    script = [Reply([ToolUse("Write", {"file_path": "a.txt", "content": "x"})]), Reply([Text("done")])]
+    agent, _ = make_agent(tmp_path, script, [write], engine)
+    asked: list[Any] = []
+    agent.emit = lambda e: asked.append(e) if isinstance(e, PermissionAsked) else None
+    app = Harness(engine, agent)
+    async with app.run_test() as pilot:
+        await pilot.press("shift+tab")
+        assert engine.mode == "acceptEdits" and app.status_refreshes == 1
+        ended = await asyncio.wait_for(agent.run("write it"), 10)
+    assert ended.reason == "completed" and asked == []  # acceptEdits: the write needed no answer
+    assert (tmp_path / "proj" / "a.txt").read_text() == "x"
+
+
+async def test_shift_tab_cycle_and_bypass_only_when_chosen_at_start(tmp_path: Path) -> None:
+    for start, expected in (
+        (None, ["acceptEdits", "plan", "default", "acceptEdits"]),
+        ("bypassPermissions", ["default", "acceptEdits", "plan", "bypassPermissions"]),
+    ):
+        agent, _ = make_agent(tmp_path, [], [], engine_in(tmp_path, mode=start))
+        app = Harness(agent.policy, agent)
+        async with app.run_test() as pilot:
+            seen = []
+            for _ in expected:
+                await pilot.press("shift+tab")
+                seen.append(agent.policy.mode)
+            assert seen == expected
+
+
+async def test_cycle_mode_with_the_simple_policy(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path, [], [], SimplePolicy())
+    app = Harness(agent.policy, agent)
+    async with app.run_test():
+        assert [cycle_mode(app) for _ in range(4)] == ["acceptEdits", "plan", "default", "acceptEdits"]
+        assert agent.policy.mode == "acceptEdits"
+
+
+async def typed(app: Harness, pilot: Any, text: str) -> None:
+    """A command typed in the prompt: it runs on the app's message loop, as in the real app."""
+    app.query_one("#prompt").focus()
+    await pilot.press(*("space" if ch == " " else ch for ch in text), "enter")
+
+
+async def warnings(app: Harness, pilot: Any) -> list[str]:
+    await pilot.pause()  # notifications arrive as messages
+    return [n.message for n in app._notifications]
+
+
+async def test_mode_command(app: Harness) -> None:
+    async with app.run_test() as pilot:
+        assert await run_command(app, "/mode")
+        assert "Permission mode: default" in app.notices[-1]
+        await run_command(app, "/mode plan")
+        assert app.agent.policy.mode == "plan" and app.notices[-1] == "Permission mode: plan"
+        await run_command(app, "/mode bogus")
+        await run_command(app, "/mode bypassPermissions")
+        assert app.agent.policy.mode == "plan"
+        shown = await warnings(app, pilot)
+        assert any("Unknown mode 'bogus'" in w for w in shown)
+        assert any("only be chosen at start" in w for w in shown)
+
+
+# ----- the commands ------------------------------------------------------------------------------------
+
+
+async def test_help_lists_every_command(app: Harness) -> None:
+    async with app.run_test():
+        assert await run_command(app, "/help")
+        for command in COMMANDS:
+            assert command.usage in app.notices[-1]
+        assert "Shift+Tab" in app.notices[-1]
+
+
+async def test_unknown_command_and_plain_prompts(app: Harness) -> None:
+    async with app.run_test() as pilot:
+        assert await run_command(app, "/frobnicate now") is True
+        assert await warnings(app, pilot) == ["Unknown command /frobnicate. Type /help for the list."]
+        assert await run_command(app, "hello /help") is False
+
+
+async def test_clear_starts_a_new_history(app: Harness) -> None:
+    async with app.run_test():
+        await app.agent.run("hi")
+        assert app.agent.history
+        assert await run_command(app, "/clear")
+        assert app.agent.history == [] and app.cleared == 1
+        assert "cleared" in app.notices[-1]
+
+
+async def test_clear_waits_while_the_agent_works(tmp_path: Path) -> None:
+    agent, _ = make_agent(tmp_path, [Reply([ToolUse("Bash", {"command": "make"})])], [FakeShell()], SimplePolicy())
+    app = Harness(agent.policy, agent)
+    async with app.run_test() as pilot:
+        run = asyncio.create_task(agent.run("go"))
+        await until(pilot, lambda: app.asker.dialog is not None)
+        await run_command(app, "/clear")
+        assert agent.history and app.cleared == 0
+        agent.abort()
+        app.asker.cancel_all()
+        await asyncio.wait_for(run, 10)
+
+
+async def test_model_shows_and_switches(app: Harness) -> None:
+    async with app.run_test():
+        await run_command(app, "/model")
+        assert app.notices[-1] == f"Model: {DEFAULT_SCRIPTED_MODEL}"
+        await run_command(app, "/model claude-opus-4-5")
+        assert app.agent.model.config.model == "claude-opus-4-5" and app.status_refreshes == 1
+        assert app.agent.build_request()["model"] == "claude-opus-4-5"
+
+
+async def test_cost_shows_tokens_and_cost_per_model(app: Harness) -> None:
+    async with app.run_test():
+        await app.agent.run("hi")
+        await run_command(app, "/cost")
+        text = app.notices[-1]
+        # A Sonnet: $3 in / $15 out per million tokens.
+        assert DEFAULT_SCRIPTED_MODEL.startswith("claude-sonnet-4")
+        assert "Total cost: $0.0048" in text
+        assert "1,200 in · 80 out" in text
+        assert f"{DEFAULT_SCRIPTED_MODEL}: $0.0048" in text
+
+
+async def test_permissions_lists_rules_and_revokes_session_grants(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"permissions": {"deny": ["Bash(rm *)"], "allow": ["Bash(git status *)"]}}')
+    engine = PermissionEngine(project, home=tmp_path / "home")
+    engine.remember(request(tool_use_id="t1"), PermissionAnswer("allow_session", rule="Bash(npm run *)"))
+    engine.remember(request(tool_use_id="t2"), PermissionAnswer("allow_session", rule="Bash(make *)"))
+    agent, _ = make_agent(tmp_path, [], [], engine)
+    app = Harness(engine, agent)
+    async with app.run_test() as pilot:
+        assert await run_command(app, "/permissions")
+        await until(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+        screen = app.screen
+        listed = " ".join(str(s.render()) for s in screen.query("#rules Static"))
+        assert "Bash(rm *)" in listed and "Bash(git status *)" in listed and str(settings) in listed
+        assert "Bash(npm run *)" not in listed  # session grants are listed apart, revocable
+        await pilot.press("down", "d")  # the second grant
+        assert engine.session_rules() == ["Bash(npm run *)"]
+        await pilot.press("d")
+        assert engine.session_rules() == []
+        assert screen.query_one("#no-grants").display
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, PermissionsScreen))
+
+
+async def test_permissions_with_the_simple_policy(tmp_path: Path) -> None:
+    policy = SimplePolicy(allowed_tools={"Read"}, session_allowed={"Bash"})
+    agent, _ = make_agent(tmp_path, [], [], policy)
+    app = Harness(policy, agent)
+    async with app.run_test() as pilot:
+        assert await run_command(app, "/permissions")
+        await until(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+        assert "--allowedTools" in str(app.screen.query_one("#rules Static").render())
+        await pilot.press("d")
+        assert policy.session_allowed == set()
+
+
+async def test_quit_runs_the_apps_quit(app: Harness) -> None:
+    async with app.run_test() as pilot:
+        await run_command(app, "/quit")
+        await pilot.pause()
+        assert app.quit_called
+
+
+async def test_commands_typed_in_the_prompt(app: Harness) -> None:
+    async with app.run_test() as pilot:
+        await typed(app, pilot, "/mode plan")
+        await until(pilot, lambda: app.agent.policy.mode == "plan")
+
+
+async def test_palette_provider_finds_and_runs_commands(app: Harness) -> None:
+    async with app.run_test():
+        provider = SlashCommandsProvider(app.screen)
+        found = [hit async for hit in provider.search("cost")]
+        assert [str(h.text) for h in found] == ["/cost"]
+        discovered = [str(h.text) for h in [hit async for hit in provider.discover()]]
+        assert discovered == [c.usage for c in COMMANDS]
+        await found[0].command()
+        assert app.notices[-1].startswith("Total cost:")

@@ -1,0 +1,39 @@
+"""Snapshots of the app at a fixed clock, in a fixed folder, with fixed token counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ui.app_support import isolate
+from tests.ui.scenes import finished_answer, interrupted_run, parallel_tools
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: Any) -> None:
+    isolate(monkeypatch, tmp_path)
+
+
+def test_snapshot_parallel_tools_running(snap_compare: Any) -> None:
+    """You should see three Bash lanes running at once (0, 1, 2) with bars from the same start, their
+    4.2s timers, the last output line under two of them with a timeout countdown, a finished Read
+    row, and "esc to interrupt" in the status line."""
+    scene = parallel_tools()
+    assert snap_compare(scene.app, terminal_size=(120, 36), run_before=scene.run_before)
+
+
+def test_snapshot_interrupted_run(snap_compare: Any) -> None:
+    """You should see the Bash cell and its lane marked cancelled after 2.5s, an "Interrupted" notice in
+    the conversation, and an empty prompt ready for the next message (status: no "esc to interrupt")."""
+    scene = interrupted_run()
+    assert snap_compare(scene.app, terminal_size=(100, 30), run_before=scene.run_before)
+
+
+def test_snapshot_finished_answer_with_code(snap_compare: Any) -> None:
+    """You should see the collapsed "∴ Thinking… (132 chars)" line, a Read cell, an Edit cell with its diff
+    (-return 1 in red, +return 2 in green), and the Markdown answer with a heading, a highlighted Python
+    block and a numbered list, at 80×40."""
+    scene = finished_answer()
+    assert snap_compare(scene.app, terminal_size=(80, 40), run_before=scene.run_before)

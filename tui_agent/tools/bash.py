@@ -1,0 +1,145 @@
+"""Bash: run a shell command in the workspace, streaming its output; stop its whole tree on timeout or cancel."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+from pydantic import Field
+
+from . import bash_readonly, processes
+from .background import BackgroundShells
+from .base import Tool, ToolContext, ToolInput, ToolOutput
+from .shell_output import OutputCapture, ProgressLines
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+# After the shell exits, how long to wait for the rest of its output. A child it left running in the
+# background may hold the pipe open forever; its later output is not this command's.
+_DRAIN_AFTER_EXIT_S = 0.1
+PARTIAL_OUTPUT_KEY = "partial_output"
+
+
+class BashInput(ToolInput):
+    command: str = Field(description="The command to execute")
+    timeout: int | None = Field(
+        None, ge=1, le=MAX_TIMEOUT_MS, description=f"Optional timeout in milliseconds (max {MAX_TIMEOUT_MS})"
+    )
+    description: str | None = Field(
+        None,
+        description=(
+            "Clear, concise description of what this command does in 5-10 words, in active voice. Examples:\n"
+            "Input: ls\nOutput: List files in current directory\n\n"
+            "Input: git status\nOutput: Show working tree status\n\n"
+            "Input: npm install\nOutput: Install package dependencies"
+        ),
+    )
+    run_in_background: bool = Field(
+        False,
+        description=(
+            "Set to true to run this command in the background. Use BashOutput to read the output later."
+        ),
+    )
+
+
+class BashTool(Tool[BashInput]):
+    name = "Bash"
+    Input = BashInput
+    max_result_size_chars = 30_000
+    description: ClassVar[str] = f"""Executes a given bash command with an optional timeout, in the working directory of the session.
+
+Before executing the command, please follow these steps:
+
+1. Directory Verification:
+   - If the command will create new directories or files, first use `ls` to verify the parent directory exists and is the correct location
+
+2. Command Execution:
+   - Always quote file paths that contain spaces with double quotes (e.g., cd "path with spaces/file.txt")
+   - After ensuring proper quoting, execute the command.
+   - Capture the output of the command.
+
+Usage notes:
+  - The command argument is required.
+  - You can specify an optional timeout in milliseconds (up to {MAX_TIMEOUT_MS}ms / {MAX_TIMEOUT_MS // 60000} minutes). If not specified, commands will timeout after {DEFAULT_TIMEOUT_MS}ms ({DEFAULT_TIMEOUT_MS // 60000} minutes).
+  - It is very helpful if you write a clear, concise description of what this command does in 5-10 words.
+  - Each command runs in a fresh `bash -c` in the working directory: `cd` and variables do not carry over to the next call. Use absolute paths or `cd DIR && ...` within one command.
+  - stdin is closed: interactive commands (editors, `git rebase -i`, prompts) will not work. Pagers are disabled.
+  - stdout and stderr are combined. A non-zero exit status is reported as "Exit code N" after the output. Very long output is truncated in the middle, and the full output is saved to a file.
+  - You can use the `run_in_background` parameter to run the command in the background, which allows you to continue working while the command runs. You can monitor the output using the BashOutput tool as it becomes available, and stop it with KillShell. Never use `run_in_background` to run 'sleep' as it will return immediately. You do not need to use '&' at the end of the command when using this parameter.
+  - VERY IMPORTANT: You MUST avoid using search commands like `find` and `grep`. Instead use Grep and Glob to search. You MUST avoid read tools like `cat`, `head`, `tail`, and `ls`, and use Read to read files.
+  - When issuing multiple commands:
+    - If the commands are independent and can run in parallel, make multiple Bash tool calls in a single message.
+    - If the commands depend on each other and must run sequentially, use a single Bash call with '&&' to chain them together.
+    - Use ';' only when you need to run commands sequentially but don't care if earlier commands fail.
+    - DO NOT use newlines to separate commands (newlines are ok in quoted strings).
+  - Never update the git config, never run destructive git commands (push --force, reset --hard) unless the user explicitly asks, and never commit changes unless the user explicitly asks you to."""
+
+    def is_read_only(self, input: BashInput) -> bool:
+        return bash_readonly.is_read_only(input.command)
+
+    def is_destructive(self, input: BashInput) -> bool:
+        return bash_readonly.is_destructive(input.command)
+
+    async def validate_input(self, input: BashInput, ctx: ToolContext) -> str | None:
+        if not input.command.strip():
+            return "The command is empty."
+        return None
+
+    async def call(self, input: BashInput, ctx: ToolContext) -> ToolOutput:
+        if input.run_in_background:
+            shell = await BackgroundShells.of(ctx).start(input.command, ctx.workspace.root)
+            return ToolOutput(
+                f"Command running in background with ID: {shell.id}",
+                data={"type": "background_shell", "id": shell.id},
+            )
+        timeout_s = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
+        shell = await processes.spawn_shell(input.command, ctx.workspace.root)
+        capture = OutputCapture(ctx.tool_results_dir / f"{ctx.tool_use_id or f'bash-{shell.pid}'}.txt")
+        lines = ProgressLines(ctx.progress)
+        pump = asyncio.create_task(_pump(shell.stdout, capture, lines))
+        timed_out = False
+        try:
+            try:
+                await asyncio.wait_for(shell.wait_exit(), timeout_s)
+            except TimeoutError:
+                timed_out = True
+                await shell.kill()
+            await _drain(pump)
+        except asyncio.CancelledError:
+            pump.cancel()
+            await shell.kill()
+            lines.flush()
+            # The executor puts this in the "interrupted by user" result.
+            ctx.services.setdefault(PARTIAL_OUTPUT_KEY, {})[ctx.tool_use_id] = capture.text()
+            raise
+        finally:
+            shell.close()
+            capture.close()
+        lines.flush()
+
+        output = capture.text().rstrip("\n")
+        full_path = capture.spill_path if capture.spilled else None
+        if timed_out:
+            note = f"Command timed out after {timeout_s:g}s"
+            return ToolOutput(f"{output}\n{note}" if output else note, is_error=True, full_output_path=full_path)
+        code = shell.returncode or 0
+        if code < 0:  # killed by a signal: report it as the shell would
+            code = 128 - code
+        if code != 0:
+            note = f"Exit code {code}"
+            return ToolOutput(f"{output}\n{note}" if output else note, is_error=True, full_output_path=full_path)
+        # Empty output stays empty: the results pipeline says "(Bash completed with no output)".
+        return ToolOutput(output, full_output_path=full_path)
+
+
+async def _pump(stream: asyncio.StreamReader, capture: OutputCapture, lines: ProgressLines) -> None:
+    while chunk := await stream.read(1 << 20):
+        capture.write(chunk)
+        lines.feed(chunk)
+
+
+async def _drain(pump: asyncio.Task[None]) -> None:
+    try:
+        await asyncio.wait_for(asyncio.shield(pump), _DRAIN_AFTER_EXIT_S)
+    except TimeoutError:
+        pump.cancel()

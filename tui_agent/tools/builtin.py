@@ -1,0 +1,29 @@
+"""The built-in tools, in the order the model sees them (Claude Code's order)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .background import BashOutputTool, KillShellTool
+from .base import Tool
+from .bash import BashTool
+from .edit import EditTool
+from .glob import GlobTool
+from .grep import GrepTool
+from .read import ReadTool
+from .todo import TodoWriteTool
+from .write import WriteTool
+
+
+def all_tools() -> list[Tool[Any]]:
+    return [
+        BashTool(),
+        GlobTool(),
+        GrepTool(),
+        ReadTool(),
+        EditTool(),
+        WriteTool(),
+        TodoWriteTool(),
+        BashOutputTool(),
+        KillShellTool(),
+    ]

@@ -1,0 +1,251 @@
+"""Shell processes: started in their own process group, and stopped with everything they started.
+
+A command may fork grandchildren that leave its process group (`setsid`, daemons) or outlive their
+parent. So every shell gets a unique marker in its environment, which descendants inherit; stopping
+a shell signals its group, its tree (by parent links) and every process still carrying its marker.
+Shells still alive when the interpreter exits are stopped by an atexit hook.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import signal
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+MARKER_ENV = "TUI_AGENT_SHELL_ID"
+KILL_GRACE_S = 0.5
+_POLL_S = 0.005
+
+# pid -> marker of every shell started here and not yet reaped.
+_live: dict[int, str] = {}
+
+
+def shell_env(marker: str) -> dict[str, str]:
+    """The environment of a shell command: ours, flagged as run by the agent, with no pager."""
+    env = dict(os.environ)
+    env.update({"TUI_AGENT": "1", "PAGER": "cat", "GIT_PAGER": "cat", MARKER_ENV: marker})
+    return env
+
+
+class _ShellProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """Tells when the shell exits. `Process.wait()` also waits for its pipes to close, which a
+    background child (`cmd &`) can hold open long after the shell itself is gone."""
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited = asyncio.Event()
+        self.pid = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        assert isinstance(transport, asyncio.SubprocessTransport)
+        self.pid = transport.get_pid()
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        self.exited.set()
+        _live.pop(self.pid, None)  # reaped: the atexit hook need not stop it
+
+
+@dataclass(slots=True)
+class Shell:
+    """A running `bash -c`: its stdout (stderr merged), its exit, and the marker its descendants carry."""
+
+    proc: asyncio.subprocess.Process
+    marker: str
+    _transport: asyncio.SubprocessTransport
+    _protocol: _ShellProtocol
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @property
+    def stdout(self) -> asyncio.StreamReader:
+        assert self.proc.stdout is not None
+        return self.proc.stdout
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.returncode
+
+    async def wait_exit(self) -> int:
+        """The shell's exit status, as soon as the shell exits (its pipes may still be open)."""
+        await self._protocol.exited.wait()
+        assert self.proc.returncode is not None
+        return self.proc.returncode
+
+    async def kill(self) -> None:
+        await kill_tree_async(self.pid, self.marker)
+
+    def close(self) -> None:
+        """Stop reading and release the pipes: a child the shell left running gets SIGPIPE on its
+        next write instead of filling the pipe, and no transport outlives the call."""
+        self._transport.close()
+
+
+async def spawn_shell(command: str, cwd: Path) -> Shell:
+    """Start `bash -c command` in its own session, stdin closed, stderr merged into stdout."""
+    marker = uuid.uuid4().hex
+    loop = asyncio.get_running_loop()
+    transport, protocol = await loop.subprocess_exec(
+        # A bigger stream buffer than asyncio's 64 KB default: fewer wake-ups on fast output.
+        lambda: _ShellProtocol(limit=1 << 20, loop=loop),
+        "bash", "-c", command,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        env=shell_env(marker),
+    )
+    proc = asyncio.subprocess.Process(transport, protocol, loop)
+    _live[proc.pid] = marker
+    return Shell(proc, marker, transport, protocol)
+
+
+_SCAN_FRESH_S = 0.005
+
+
+@dataclass(slots=True)
+class _ProcessTable:
+    """One look at every process: who carries which marker, and each process's children."""
+
+    at: float
+    marked: dict[str, list[psutil.Process]]
+    children: dict[int, list[psutil.Process]]
+
+
+_table: _ProcessTable | None = None
+
+
+def _process_table() -> _ProcessTable:
+    """A fresh scan of /proc, shared by every kill made in the same instant (an abort stops ten
+    shells at once: one scan, not ten, nor ten of psutil's own children() scans)."""
+    global _table
+    now = time.monotonic()
+    if _table is not None and now - _table.at <= _SCAN_FRESH_S:
+        return _table
+    marked: dict[str, list[psutil.Process]] = {}
+    children: dict[int, list[psutil.Process]] = {}
+    needle = MARKER_ENV.encode() + b"="
+    me = os.getpid()
+    for proc in psutil.process_iter(["ppid"]):
+        ppid = proc.info.get("ppid")
+        if ppid is not None:
+            children.setdefault(ppid, []).append(proc)
+        if proc.pid == me:
+            continue
+        try:
+            # Reading the raw file is several times faster than psutil's parsed environ().
+            with open(f"/proc/{proc.pid}/environ", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        at = data.find(needle)
+        if at >= 0:
+            stop = data.find(b"\0", at)
+            value = data[at + len(needle) : stop if stop >= 0 else None].decode(errors="replace")
+            marked.setdefault(value, []).append(proc)
+    _table = _ProcessTable(time.monotonic(), marked, children)  # fresh from when the scan ended
+    return _table
+
+
+def _collect(pid: int, marker: str | None) -> list[psutil.Process]:
+    """The shell, its descendants (by parent links) and every process still carrying its marker."""
+    table = _process_table()
+    found: dict[int, psutil.Process] = {}
+    try:
+        found[pid] = psutil.Process(pid)
+    except psutil.Error:
+        pass
+    stack = [pid]
+    while stack:
+        for child in table.children.get(stack.pop(), []):
+            if child.pid not in found:
+                found[child.pid] = child
+                stack.append(child.pid)
+    if marker:
+        for proc in table.marked.get(marker, []):
+            found.setdefault(proc.pid, proc)
+    return list(found.values())
+
+
+def _signal(procs: list[psutil.Process], sig: signal.Signals) -> None:
+    for proc in procs:
+        try:
+            proc.send_signal(sig)  # psutil checks the pid was not reused
+        except psutil.Error:
+            pass
+
+
+def _alive(proc: psutil.Process) -> bool:
+    try:
+        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def _terminate(pid: int, marker: str | None) -> list[psutil.Process]:
+    try:
+        os.killpg(pid, signal.SIGTERM)  # the whole group at once, before walking anything
+    except (ProcessLookupError, PermissionError):
+        pass
+    procs = _collect(pid, marker)
+    _signal(procs, signal.SIGTERM)
+    return procs
+
+
+def _force(pid: int, marker: str | None, survivors: list[psutil.Process]) -> None:
+    """SIGKILL the survivors, and whatever they started since the first look (a loop that ignores
+    SIGTERM keeps forking)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    _signal(survivors, signal.SIGKILL)
+    _signal(_collect(pid, marker), signal.SIGKILL)
+
+
+def kill_tree(pid: int, marker: str | None = None, grace: float = KILL_GRACE_S) -> None:
+    """SIGTERM the shell's group, tree and marked processes; SIGKILL what survives `grace` seconds."""
+    procs = _terminate(pid, marker)
+    deadline = time.monotonic() + grace
+    while (procs := [p for p in procs if _alive(p)]) and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
+    if procs:
+        _force(pid, marker, procs)
+
+
+async def kill_tree_async(pid: int, marker: str | None = None, grace: float = KILL_GRACE_S) -> None:
+    """`kill_tree` that waits on the event loop instead of blocking it."""
+    procs = _terminate(pid, marker)
+    deadline = time.monotonic() + grace
+    while (procs := [p for p in procs if _alive(p)]) and time.monotonic() < deadline:
+        await asyncio.sleep(_POLL_S)
+    if procs:
+        _force(pid, marker, procs)
+
+
+def kill_all_now() -> None:
+    """SIGKILL every live shell with everything it started, at once (a second Ctrl+C)."""
+    global _table
+    _table = None
+    for pid, marker in list(_live.items()):
+        _force(pid, marker, [])
+    _live.clear()
+
+
+@atexit.register
+def _kill_live_shells() -> None:
+    for pid, marker in list(_live.items()):
+        kill_tree(pid, marker, grace=0.2)
+    _live.clear()

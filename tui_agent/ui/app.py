@@ -1,0 +1,363 @@
+"""The full-screen app: conversation, tool lanes, prompt and status line around one Agent.
+
+The loop runs as an async worker in the app's own event loop. Its events arrive in batches
+(messages.EventBatcher) and are applied in order: to the tool-call state, the transcript (through
+Conversation) and the lane panel; streamed text only lands in a buffer that the transcript draws on
+its own timer, so the UI stays responsive however fast the model writes.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Textual reads ESCDELAY once, when it is imported: ESC must act in ~10 ms, not the default 100 ms.
+os.environ.setdefault("ESCDELAY", "10")
+
+import asyncio  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Callable  # noqa: E402
+
+from textual import on  # noqa: E402
+from textual.app import App, ComposeResult  # noqa: E402
+from textual.binding import Binding  # noqa: E402
+from textual.screen import ModalScreen  # noqa: E402
+from textual.widgets import Static  # noqa: E402
+from textual.worker import Worker, WorkerState  # noqa: E402
+
+from ..config import AgentSettings  # noqa: E402
+from ..core.events import (  # noqa: E402
+    LoopEnded,
+    Notice,
+    PermissionAnswered,
+    PermissionAsked,
+    RunStarted,
+    ToolFinished,
+    ToolProgress,
+    ToolQueued,
+    ToolStarted,
+    UsageUpdated,
+)
+from ..core.loop import Agent  # noqa: E402
+from ..factory import build_agent  # noqa: E402
+from .messages import AgentEvents, EventBatcher  # noqa: E402
+from .widgets.conversation import Conversation  # noqa: E402
+from .widgets.lanes import LanePanel  # noqa: E402
+from .widgets.prompt import PromptInput  # noqa: E402
+from .widgets.status import StatusLine  # noqa: E402
+from .widgets.tool_calls import ToolCalls  # noqa: E402
+from .widgets.transcript import Transcript  # noqa: E402
+
+STYLES_DIR = Path(__file__).parent / "styles"
+STYLE_FILES = ("app.tcss", "transcript.tcss", "lanes.tcss")
+CTRL_C_WINDOW_S = 2.0
+QUIT_GRACE_S = 3.0
+KEY_HELP = "enter send · shift+enter/ctrl+j new line · esc interrupt · tab focus · ctrl+t tools panel"
+
+Clock = Callable[[], float]
+
+
+class TuiAgentApp(App[int]):
+    TITLE = "tui-agent"
+    CSS_PATH = [STYLES_DIR / name for name in STYLE_FILES]
+    BINDINGS = [
+        Binding("escape", "escape", "interrupt", priority=True, show=False),
+        Binding("ctrl+c", "ctrl_c", "quit", priority=True, show=False),
+        Binding("ctrl+q", "quit", "quit", priority=True, show=False),
+        Binding("ctrl+t", "toggle_lanes", "tools panel", priority=True, show=False),
+        Binding("shift+tab", "cycle_mode", "permission mode", priority=True, show=False),
+    ]
+
+    def __init__(
+        self,
+        settings: AgentSettings,
+        *,
+        scripted: Any = None,
+        clock: Clock = time.monotonic,
+        initial_prompt: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.clock = clock
+        self.batcher = EventBatcher(self.post_message)
+        self.calls = ToolCalls()
+        self.queued_prompts: list[str] = []
+        self.running = False
+        self.show_lanes = True
+        self._scripted = scripted
+        self._run_worker: Worker[Any] | None = None
+        self._ctrl_c_at: float | None = None
+        self._initial_prompt = initial_prompt
+
+    agent: Agent
+    """The conversation's core; built right after the first frame (`ready` tells when)."""
+    asker: Any
+    """The agent's ask handler: the permission dialog."""
+    ready = False
+
+    # ----- layout -------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        self.transcript = Transcript(id="transcript")
+        self.conversation = Conversation(self.transcript)
+        self.lanes = LanePanel(self.calls, self.clock, id="lanes")
+        self.queued_view = Static(id="queued", markup=False)
+        self.prompt = PromptInput(on_keypress=self._note_keypress, id="prompt")
+        self.status = StatusLine(self.clock, id="status")
+        yield self.transcript
+        yield self.lanes
+        yield self.queued_view
+        yield self.prompt
+        yield self.status
+
+    def on_mount(self) -> None:
+        state = self.status.state
+        # What the factory will choose, so the first frame already says it (the agent comes next).
+        state.model = self.settings.model
+        state.demo = self._scripted is None and (self.settings.demo or not self.settings.has_endpoint)
+        state.mode = self.settings.permission_mode or "default"
+        self._update_lanes_display()
+        self.queued_view.display = False
+        self.conversation.notice("info", f"tui-agent in {self.settings.cwd}\n{KEY_HELP}")
+        self.prompt.focus()
+        if self._initial_prompt:
+            self.submit(self._initial_prompt)
+        self.call_after_refresh(self._build_agent)
+
+    def _build_agent(self) -> None:
+        # Building the agent imports every tool (~0.4 s, mostly the shell parser): after the first
+        # frame, not before it. Prompts sent meanwhile wait in the queue.
+        self.agent = build_agent(
+            self.settings,
+            emit=self.batcher,
+            on_notice=lambda level, text: self.batcher(Notice(level if level in ("info", "warning", "error") else "info", text)),  # type: ignore[arg-type]
+            scripted=self._scripted,
+            clock=self.clock,  # lane timers and event times on one clock (a fixed one in snapshots)
+        )
+        watch = getattr(self.agent.policy, "start_watching", None)
+        if watch is not None:  # settings files reload live; the engine reports each change as a notice
+            self.run_worker(watch(), exit_on_error=False, group="settings-watch")
+        self.asker = _make_asker(self, self.agent.policy)
+        self.agent.ask = self.asker.ask
+        self.ready = True
+        state = self.status.state
+        state.model, state.demo = self.agent.model.config.model, self.agent.demo
+        self.refresh_status()
+        if self.agent.demo:
+            from ..providers.demo import DEMO_LABEL, HOW_TO_USE_CLAUDE
+
+            self.conversation.notice("warning", f"{DEMO_LABEL}\n{HOW_TO_USE_CLAUDE}", now=True)
+        if self.queued_prompts:
+            self._start_run(self.queued_prompts.pop(0))
+            self._show_queue()
+
+    def _note_keypress(self) -> None:
+        if self.ready:
+            self.asker.note_keypress()
+
+    def on_resize(self) -> None:
+        # Short terminals keep room for the conversation: fewer lane rows.
+        self.lanes.max_rows = max(2, min(10, (self.size.height - 12) // 2))
+
+    def show_notice(self, text: str) -> None:
+        """A line in the conversation that is not part of it (slash commands' output)."""
+        self.conversation.notice("info", text, now=True)
+
+    def clear_conversation(self) -> None:
+        """Empty the pane and the lanes (after /clear emptied the agent's history)."""
+        self.transcript.truncate(0)
+        self.calls.clear()
+        self._update_lanes_display()
+
+    def refresh_status(self) -> None:
+        """Show the current permission mode (and anything else the status line reads from the agent)."""
+        if self.ready:
+            self.status.state.mode = str(getattr(self.agent.policy, "mode", "default"))
+        self.status.refresh()
+
+    # ----- prompts ------------------------------------------------------------------------------
+    @on(PromptInput.Submitted)
+    def _on_prompt(self, message: PromptInput.Submitted) -> None:
+        self.submit(message.text)
+
+    def submit(self, text: str) -> None:
+        """Send a prompt now, queue it while a run is going, or run it as a slash command."""
+        if text.startswith("/"):
+            self.run_worker(self._run_command(text), exclusive=False, exit_on_error=False)
+        elif self.running or not self.ready:
+            self.queued_prompts.append(text)
+            self._show_queue()
+        else:
+            self._start_run(text)
+
+    def _start_run(self, text: str) -> None:
+        self.running = True
+        self.conversation.user_prompt(text)
+        self.status.run_started()
+        self._run_worker = self.run_worker(self.agent.run(text), name="agent-run", exclusive=False, exit_on_error=False)
+
+    async def _run_command(self, text: str) -> None:
+        try:
+            from .commands import run_command
+        except ImportError:
+            run_command = None
+        if run_command is None or not await run_command(self, text):
+            self.conversation.notice("warning", f"unknown command: {text.split()[0]}", now=True)
+
+    def _show_queue(self) -> None:
+        self.queued_view.update("\n".join(f"⏵ queued: {p.splitlines()[0]}" for p in self.queued_prompts))
+        self.queued_view.display = bool(self.queued_prompts)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # A run that crashed never sends LoopEnded: end it here so the prompt works again.
+        if event.worker is self._run_worker and event.state == WorkerState.ERROR:
+            self.conversation.notice("error", f"The run failed: {event.worker.error}", now=True)
+            self._run_ended()
+
+    # ----- core events --------------------------------------------------------------------------
+    def on_agent_events(self, message: AgentEvents) -> None:
+        now = self.clock()
+        lanes_changed = False
+        for event in self.batcher.take(message):
+            if isinstance(event, ToolQueued):
+                self.conversation.tool_queued(self.calls.on_queued(event))
+                lanes_changed = True
+            elif isinstance(event, ToolStarted):
+                lanes_changed = self.calls.on_started(event) is not None
+            elif isinstance(event, ToolProgress):
+                lanes_changed = self.calls.on_progress(event, now) is not None
+            elif isinstance(event, PermissionAsked):
+                lanes_changed = self.calls.on_asked(event) is not None
+            elif isinstance(event, PermissionAnswered):
+                lanes_changed = self.calls.on_answered(event) is not None
+            elif isinstance(event, ToolFinished):
+                lanes_changed = self.calls.on_finished(event) is not None
+            elif isinstance(event, RunStarted):
+                self.calls.clear()
+                self.lanes.start_run(now)
+                self.status.state.model = event.model
+                lanes_changed = True
+            elif isinstance(event, UsageUpdated):
+                state = self.status.state
+                state.input_tokens, state.output_tokens = event.total_input_tokens, event.total_output_tokens
+                state.cost_usd = event.total_cost_usd
+                self.status.refresh()
+            self.conversation.on_event(event)
+            if isinstance(event, LoopEnded):
+                self._run_ended()
+        if lanes_changed:
+            self._update_lanes_display()
+
+    def _run_ended(self) -> None:
+        self.running = False
+        self._run_worker = None
+        self.status.run_ended()
+        self._update_lanes_display()
+        if self.queued_prompts:
+            text = self.queued_prompts.pop(0)
+            self._show_queue()
+            self._start_run(text)
+
+    def _update_lanes_display(self) -> None:
+        self.lanes.display = self.show_lanes and bool(self.calls.calls)
+        self.lanes.sync()
+
+    # ----- keys ---------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A dialog handles its own ESC (deny); the app's priority binding must not take it.
+        if action == "escape" and isinstance(self.screen, ModalScreen):
+            return False
+        return True
+
+    def action_escape(self) -> None:
+        """Close the topmost layer: an expanded cell, else stop the run, else back to the prompt."""
+        if self.focused is self.transcript and self.transcript.collapse_selected():
+            return
+        if self.running:
+            self.interrupt()
+        elif self.focused is not self.prompt:
+            self.prompt.focus()
+
+    def interrupt(self) -> None:
+        """Stop everything in flight; show it at once (the core confirms with its own events)."""
+        if not self.running or not self.ready:
+            return
+        self.asker.cancel_all()
+        self.agent.abort()
+        self.calls.mark_cancelled(self.clock())
+        self.conversation.refresh_cells()
+        self.conversation.interrupted()
+        self._update_lanes_display()
+        if self.queued_prompts:
+            # Like Claude Code: what was queued goes back to the prompt, not to the model.
+            queued = "\n".join(self.queued_prompts)
+            self.queued_prompts.clear()
+            self._show_queue()
+            self.prompt.text = (queued + "\n" + self.prompt.text).strip("\n")
+        self.prompt.focus()
+
+    async def action_ctrl_c(self) -> None:
+        now = time.monotonic()
+        if self._ctrl_c_at is not None and now - self._ctrl_c_at < CTRL_C_WINDOW_S:
+            await self.action_quit()
+            return
+        self._ctrl_c_at = now
+        self.interrupt()
+        self.prompt.clear()
+        self.status.state.hint = "press Ctrl+C again to quit"
+        self.status.refresh()
+        self.set_timer(CTRL_C_WINDOW_S, self._clear_hint)
+
+    def _clear_hint(self) -> None:
+        self.status.state.hint = ""
+        self.status.refresh()
+
+    async def action_quit(self) -> None:
+        """Stop the run, wait (briefly) for its processes to be gone, close the session, exit."""
+        self.interrupt()
+        worker = self._run_worker
+        if worker is not None and not worker.is_finished:
+            try:
+                await asyncio.wait_for(worker.wait(), QUIT_GRACE_S)
+            except Exception:
+                pass  # a stuck run is cancelled with the app; atexit kills leftover shells
+        if self.ready:
+            await self.agent.close()
+        self.exit(0)
+
+    def action_cycle_mode(self) -> None:
+        try:
+            from .commands import cycle_mode
+        except ImportError:
+            return
+        cycle_mode(self)
+
+    def action_toggle_lanes(self) -> None:
+        self.show_lanes = not self.show_lanes
+        self._update_lanes_display()
+
+    @on(LanePanel.CancelRequested)
+    def _on_cancel_tool(self, message: LanePanel.CancelRequested) -> None:
+        self.agent.cancel_tool(message.tool_use_id)
+
+
+def _make_asker(app: TuiAgentApp, policy: Any) -> Any:
+    from .permission_asker import PermissionAsker
+
+    return PermissionAsker(app, policy)
+
+
+def make_app(
+    settings: AgentSettings,
+    *,
+    scripted: Any = None,
+    clock: Clock = time.monotonic,
+    initial_prompt: str | None = None,
+) -> TuiAgentApp:
+    """The app, with its agent built; tests pass a ScriptedModel and a fixed clock."""
+    return TuiAgentApp(settings, scripted=scripted, clock=clock, initial_prompt=initial_prompt)
+
+
+def run_app(settings: AgentSettings, initial_prompt: str | None = None) -> int:
+    app = make_app(settings, initial_prompt=initial_prompt)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,191 @@
+"""Slash commands (`/help`, `/clear`, …), their command-palette provider, and Shift+Tab's mode cycling.
+
+Commands act on `app.agent` (the core's Agent) and use what the app offers when it offers it
+(`show_notice`, `clear_conversation`, `refresh_status`), so they work with a bare test app too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Awaitable, Callable
+
+from textual.app import App
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from ..core.permission_types import PERMISSION_MODES
+from ..tools.base import FileReadState
+from .screens.permission import PermissionsScreen
+
+# Shift+Tab's cycle; bypassPermissions joins it only when the session started in it (as in Claude Code).
+MODE_CYCLE: tuple[str, ...] = ("default", "acceptEdits", "plan")
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    name: str
+    usage: str
+    help: str
+    run: Callable[[App[Any], str], Awaitable[None]]
+    aliases: tuple[str, ...] = ()
+
+
+def say(app: App[Any], text: str) -> None:
+    """Show a command's output: in the transcript when the app can, else as a notification."""
+    show = getattr(app, "show_notice", None)
+    if callable(show):
+        show(text)
+    else:
+        app.notify(text, markup=False, timeout=8)
+
+
+def warn(app: App[Any], text: str) -> None:
+    app.notify(text, severity="warning", markup=False)
+
+
+def _refresh_status(app: App[Any]) -> None:
+    refresh = getattr(app, "refresh_status", None)
+    if callable(refresh):
+        refresh()
+
+
+# ----- modes ----------------------------------------------------------------------------------
+
+
+def cycle_mode(app: App[Any]) -> str:
+    """Shift+Tab: the next permission mode, used by the policy from the next decision on."""
+    policy = app.agent.policy
+    cycle = getattr(policy, "cycle_mode", None)
+    if callable(cycle):
+        mode = str(cycle())
+    else:
+        current = policy.mode
+        mode = MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)] if current in MODE_CYCLE else "default"
+        policy.mode = mode
+    _refresh_status(app)
+    return mode
+
+
+async def _mode(app: App[Any], arg: str) -> None:
+    policy = app.agent.policy
+    if not arg:
+        say(app, f"Permission mode: {policy.mode} (one of {', '.join(PERMISSION_MODES)}; Shift+Tab cycles)")
+        return
+    wanted = next((m for m in PERMISSION_MODES if m.lower() == arg.lower()), None)
+    if wanted is None:
+        warn(app, f"Unknown mode {arg!r}: choose one of {', '.join(PERMISSION_MODES)}.")
+        return
+    if wanted == "bypassPermissions" and policy.mode != wanted:
+        # Skipping every check must be an explicit choice at start, never a command typed mid-session.
+        warn(app, "bypassPermissions can only be chosen at start: --permission-mode bypassPermissions.")
+        return
+    policy.mode = wanted
+    _refresh_status(app)
+    say(app, f"Permission mode: {wanted}")
+
+
+# ----- the commands ---------------------------------------------------------------------------
+
+
+async def _help(app: App[Any], arg: str) -> None:
+    width = max(len(c.usage) for c in COMMANDS)
+    lines = [f"{c.usage:<{width}}  {c.help}" for c in COMMANDS]
+    lines += ["", "Shift+Tab  cycle permission mode · Ctrl+P  command palette"]
+    say(app, "\n".join(lines))
+
+
+async def _clear(app: App[Any], arg: str) -> None:
+    agent = app.agent
+    if agent.running:
+        warn(app, "The agent is working: wait for it or press Esc before /clear.")
+        return
+    agent.history.clear()
+    # A new conversation has read nothing: edits must read their file again first.
+    agent.context.read_state = FileReadState()
+    clear = getattr(app, "clear_conversation", None)
+    if callable(clear):
+        clear()
+    say(app, "Conversation cleared: the next prompt starts a new history.")
+
+
+async def _model(app: App[Any], arg: str) -> None:
+    config = app.agent.model.config
+    if arg:
+        config.model = arg
+        _refresh_status(app)
+        say(app, f"Model: {arg} (from the next request on)")
+    else:
+        say(app, f"Model: {config.model}")
+
+
+def _money(value: float | None) -> str:
+    return "unknown (no price for this model)" if value is None else f"${value:.4f}"
+
+
+async def _cost(app: App[Any], arg: str) -> None:
+    t = app.agent.totals
+    lines = [
+        f"Total cost: {_money(t.cost_usd)}",
+        f"Tokens: {t.input_tokens:,} in · {t.output_tokens:,} out · "
+        f"{t.cache_read_input_tokens:,} cache read · {t.cache_creation_input_tokens:,} cache write",
+    ]
+    lines += [f"  {model}: {_money(cost)}" for model, cost in sorted(t.cost_by_model.items())]
+    say(app, "\n".join(lines))
+
+
+async def _permissions(app: App[Any], arg: str) -> None:
+    # Pushed from the app's own message loop: run_command may be awaited from any task.
+    app.call_later(app.push_screen, PermissionsScreen(app.agent.policy))
+
+
+async def _quit(app: App[Any], arg: str) -> None:
+    # The app's own quit action, so whatever cleanup it does on quit runs.
+    await app.run_action("quit")
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "/help", "list the commands", _help),
+    SlashCommand("clear", "/clear", "clear the conversation (a new history)", _clear),
+    SlashCommand("model", "/model [name]", "show or switch the model", _model),
+    SlashCommand("cost", "/cost", "tokens and cost of this session, per model", _cost),
+    SlashCommand("mode", "/mode [name]", "show or set the permission mode", _mode),
+    SlashCommand("permissions", "/permissions", "the rules in force; revoke this session's grants", _permissions),
+    SlashCommand("quit", "/quit", "leave tui-agent", _quit, aliases=("exit",)),
+)
+
+
+def find_command(name: str) -> SlashCommand | None:
+    name = name.lower()
+    return next((c for c in COMMANDS if name == c.name or name in c.aliases), None)
+
+
+async def run_command(app: App[Any], text: str) -> bool:
+    """Run a prompt that starts with "/". True when it was a command (unknown ones are reported)."""
+    text = text.strip()
+    if not text.startswith("/"):
+        return False
+    name, _, arg = text[1:].partition(" ")
+    command = find_command(name or "help")
+    if command is None:
+        warn(app, f"Unknown command /{name}. Type /help for the list.")
+        return True
+    await command.run(app, arg.strip())
+    return True
+
+
+class SlashCommandsProvider(Provider):
+    """The slash commands in the command palette (run without arguments)."""
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in COMMANDS:
+            score = matcher.match(command.usage)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.usage), self._runner(command), help=command.help)
+
+    async def discover(self) -> Hits:
+        for command in COMMANDS:
+            yield DiscoveryHit(command.usage, self._runner(command), help=command.help)
+
+    def _runner(self, command: SlashCommand) -> Callable[[], Awaitable[bool]]:
+        return partial(run_command, self.app, f"/{command.name}")

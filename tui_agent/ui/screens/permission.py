@@ -1,0 +1,472 @@
+"""Permission screens: the dialog that answers one ask of the core, and the `/permissions` rule list.
+
+The dialog is built to be hard to answer by accident: for its first moments (`guard` seconds) every
+answer key is ignored and the choices are dimmed; nothing is focused, so no text field catches typing;
+and for a shell command that changes things nothing is highlighted, so Enter alone answers nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Literal
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...core.executor import SHELL_TOOLS
+from ...core.permission_types import PermissionAnswer, PermissionRequest
+
+ChoiceName = Literal["once", "session", "always", "deny", "words", "deny_all"]
+LOCAL_SETTINGS = ".claude/settings.local.json"
+CHOICE_ORDER: tuple[ChoiceName, ...] = ("once", "session", "always", "deny", "words", "deny_all")
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    name: ChoiceName
+    keys: str  # as shown on screen
+    label: str
+
+
+def diff_content(diff: str) -> Content:
+    """A unified diff, coloured from the theme: additions, removals, hunk headers."""
+    parts: list[tuple[str, str] | str] = []
+    for line in diff.splitlines():
+        if line.startswith(("+++", "---")):
+            style = "bold"
+        elif line.startswith("+"):
+            style = "$text-success on $success-muted"
+        elif line.startswith("-"):
+            style = "$text-error on $error-muted"
+        elif line.startswith("@@"):
+            style = "$text-accent"
+        else:
+            style = ""
+        parts.append((line + "\n", style) if style else line + "\n")
+    return Content.assemble(*parts).rstrip()
+
+
+def _subject(request: PermissionRequest) -> tuple[str, str]:
+    """(title, what it will do) for the header of the dialog."""
+    inp = request.input
+    if request.tool_name in SHELL_TOOLS and isinstance(inp.get("command"), str):
+        return f"{request.tool_name}: run this command?", inp["command"]
+    path = inp.get("file_path")
+    if request.tool_name in ("Edit", "Write") and isinstance(path, str):
+        verb = "edit" if request.tool_name == "Edit" else "write"
+        return f"{request.tool_name}: {verb} this file?", path
+    what = request.summary or json.dumps(inp, ensure_ascii=False)[:500]
+    return f"{request.tool_name}: allow this call?", what
+
+
+class PermissionScreen(ModalScreen[PermissionAnswer]):
+    """One ask. Dismissed with the answer; "deny all with words" also calls `on_deny_all(words)`."""
+
+    AUTO_FOCUS = None  # a text field must never have focus when the dialog opens
+
+    # Screen CSS, not DEFAULT_CSS: an app stylesheet's plain `Screen { … }` rule beats default CSS.
+    CSS = """
+    PermissionScreen {
+        align: center bottom;
+        background: $background 50%;
+    }
+    PermissionScreen #dialog {
+        width: 100%;
+        max-width: 110;
+        height: auto;
+        max-height: 90%;
+        margin: 0 1 1 1;
+        padding: 0 1;
+        border: round $warning;
+        border-title-color: $warning;
+        border-title-style: bold;
+        border-subtitle-color: $text-muted;
+        background: $surface;
+    }
+    PermissionScreen #body {
+        height: auto;
+        max-height: 50vh;
+    }
+    PermissionScreen #subject {
+        color: $text;
+        text-style: bold;
+        padding: 0 0 0 1;
+    }
+    PermissionScreen #reason {
+        color: $text-muted;
+        padding: 0 0 0 1;
+    }
+    PermissionScreen #diff {
+        margin: 1 0 0 0;
+        border-left: outer $panel-lighten-2;
+        background: $background;
+    }
+    PermissionScreen #choices {
+        height: auto;
+        margin: 1 0 0 0;
+    }
+    PermissionScreen .choice {
+        padding: 0 1;
+        color: $text;
+    }
+    PermissionScreen .choice.-highlight {
+        background: $accent-muted;
+        color: $text-accent;
+        text-style: bold;
+    }
+    PermissionScreen .-guarded .choice {
+        color: $text-disabled;
+    }
+    PermissionScreen .choice.-hidden {
+        display: none;
+    }
+    PermissionScreen #words {
+        margin: 1 0 0 0;
+    }
+    PermissionScreen #hint {
+        color: $text-muted;
+        margin: 1 0 0 0;
+    }
+    """
+
+    BINDINGS = [
+        Binding("1,y", "choose('once')", "Allow once", show=False),
+        Binding("2", "choose('session')", "Allow this session", show=False),
+        Binding("3", "choose('always')", "Always allow", show=False),
+        Binding("4,n", "choose('deny')", "Deny", show=False),
+        Binding("5", "choose('words')", "Deny with words", show=False),
+        Binding("6", "choose('deny_all')", "Deny all with words", show=False),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("enter", "choose_highlighted", "Choose", show=False),
+        Binding("r,tab", "cycle_rule", "Switch rule", show=False),
+        Binding("pageup", "scroll_body(-1)", show=False),
+        Binding("pagedown", "scroll_body(1)", show=False),
+        Binding("escape", "escape", "Deny", show=False),
+    ]
+
+    def __init__(
+        self,
+        request: PermissionRequest,
+        *,
+        position: int = 1,
+        total: int = 1,
+        on_deny_all: Callable[[str], None] | None = None,
+        settings_label: str = LOCAL_SETTINGS,
+        clock: Callable[[], float] = time.monotonic,
+        guard: float = 0.4,
+    ) -> None:
+        super().__init__()
+        self.request = request
+        self._position = position
+        self._total = total
+        self._on_deny_all = on_deny_all
+        self._settings_label = settings_label
+        self._clock = clock
+        self._guard = guard
+        self._opened_at = float("inf")  # guarded until shown
+        self._rule_index = 0
+        self._words_for: ChoiceName | None = None  # which words choice the input is open for
+        self._guard_timer: Timer | None = None
+        self._answered = False
+        # A shell command that changes things starts with nothing highlighted: Enter alone must not run it.
+        risky_shell = request.tool_name in SHELL_TOOLS and not request.read_only
+        self.highlighted: ChoiceName | None = None if risky_shell else "once"
+
+    # ----- what is shown --------------------------------------------------------------------
+    @property
+    def rule(self) -> str | None:
+        """The rule "this session" / "always" would grant (one of the request's suggestions)."""
+        rules = self.request.suggestions
+        return rules[self._rule_index] if rules else None
+
+    @property
+    def others_waiting(self) -> int:
+        return max(0, self._total - self._position)
+
+    def choices(self) -> list[Choice]:
+        """The choices that can be taken now, in display order."""
+        rule = self.rule
+        out = [Choice("once", "1 y", "Yes, allow once")]
+        if rule is not None:
+            out.append(Choice("session", "2", f"Yes, allow this session: {rule}"))
+            out.append(Choice("always", "3", f"Yes, always allow: {rule}  → {self._settings_label}"))
+        out.append(Choice("deny", "4 n", "No (esc)"))
+        out.append(Choice("words", "5", "No, and tell the model what to do instead…"))
+        if self.others_waiting:
+            out.append(Choice("deny_all", "6", f"No to this and the {self.others_waiting} other waiting, with words…"))
+        return out
+
+    def compose(self) -> ComposeResult:
+        title, subject = _subject(self.request)
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = title
+            # What it will do scrolls (a long command, a big diff); the choices below always show.
+            with VerticalScroll(id="body", can_focus=False):
+                yield Static(Content(subject), id="subject")
+                if self.request.reason:
+                    yield Static(Content(self.request.reason), id="reason")
+                if self.request.diff:
+                    yield Static(diff_content(self.request.diff), id="diff")
+            with Vertical(id="choices"):
+                for name in CHOICE_ORDER:
+                    yield Static(id=f"choice-{name}", classes="choice")
+            yield Static(id="hint")
+
+    def on_mount(self) -> None:
+        self._opened_at = self._clock()
+        self._render_state()
+        if self._guarded():
+            # The clock may be a test's: poll it rather than trusting a wall-clock timer.
+            self._guard_timer = self.set_interval(0.1, self._check_guard)
+
+    def _check_guard(self) -> None:
+        if not self._guarded() and self._guard_timer is not None:
+            self._guard_timer.stop()
+            self._guard_timer = None
+            self._render_state()
+
+    def _guarded(self) -> bool:
+        return self._clock() - self._opened_at < self._guard
+
+    def set_count(self, position: int, total: int) -> None:
+        """Live update of "n of m" as more asks arrive (or are withdrawn) while this one is shown."""
+        self._position, self._total = position, total
+        if self.highlighted == "deny_all" and not self.others_waiting:
+            self.highlighted = None
+        if self.is_mounted:
+            self._render_state()
+
+    def _render_state(self) -> None:
+        dialog = self.query_one("#dialog")
+        dialog.border_subtitle = f"{self._position} of {self._total}" if self._total > 1 else ""
+        guarded = self._guarded()
+        dialog.set_class(guarded, "-guarded")
+        shown: dict[str, Choice] = {c.name: c for c in self.choices()}
+        for name in CHOICE_ORDER:
+            row = self.query_one(f"#choice-{name}", Static)
+            choice = shown.get(name)
+            row.set_class(choice is None, "-hidden")
+            row.set_class(name == self.highlighted, "-highlight")
+            if choice is not None:
+                marker = "❯" if name == self.highlighted else " "
+                row.update(Content(f"{marker} {choice.keys:<5}{choice.label}"))
+        self.query_one("#hint", Static).update(Content(self._hint(guarded)))
+
+    def _hint(self, guarded: bool) -> str:
+        if guarded:
+            return "…"
+        if self._words_for is not None:
+            return "enter send · esc back to the choices"
+        parts = ["↑↓ move", "enter choose", "esc deny"]
+        if len(self.request.suggestions) > 1:
+            parts.insert(0, f"r/tab other rule ({self._rule_index + 1}/{len(self.request.suggestions)})")
+        if self.request.diff:
+            parts.append("pgup/pgdn scroll")
+        return " · ".join(parts)
+
+    # ----- keys -----------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # While words are typed only escape (back) and diff scrolling act; the input takes enter itself.
+        if self._words_for is not None:
+            return action in ("escape", "scroll_body")
+        return True
+
+    def action_choose(self, name: ChoiceName) -> None:
+        if self._guarded() or name not in {c.name for c in self.choices()}:
+            return
+        self.highlighted = name
+        if name == "once":
+            self._answer(PermissionAnswer("allow_once"))
+        elif name == "session":
+            self._answer(PermissionAnswer("allow_session", rule=self.rule))
+        elif name == "always":
+            self._answer(PermissionAnswer("allow_always", rule=self.rule))
+        elif name == "deny":
+            self._answer(PermissionAnswer("deny"))
+        else:
+            self._open_words(name)
+
+    def _answer(self, answer: PermissionAnswer) -> None:
+        # Once only: a second key before the screen is gone must not pop whatever is under it.
+        if not self._answered:
+            self._answered = True
+            self.dismiss(answer)
+
+    def action_choose_highlighted(self) -> None:
+        if self.highlighted is not None:
+            self.action_choose(self.highlighted)
+
+    def action_move(self, step: int) -> None:
+        if self._guarded():
+            return
+        names = [c.name for c in self.choices()]
+        if self.highlighted in names:
+            self.highlighted = names[(names.index(self.highlighted) + step) % len(names)]
+        else:
+            self.highlighted = names[0] if step > 0 else names[-1]
+        self._render_state()
+
+    def action_cycle_rule(self) -> None:
+        if self.request.suggestions and not self._guarded():
+            self._rule_index = (self._rule_index + 1) % len(self.request.suggestions)
+            self._render_state()
+
+    def action_scroll_body(self, direction: int) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        body.scroll_page_down() if direction > 0 else body.scroll_page_up()
+
+    def action_escape(self) -> None:
+        if self._words_for is not None:
+            self._close_words()
+        elif not self._guarded():
+            self._answer(PermissionAnswer("deny"))
+
+    # ----- deny with words --------------------------------------------------------------------
+    def _open_words(self, name: ChoiceName) -> None:
+        self._words_for = name
+        placeholder = "What should the model do instead? (sent to it word for word)"
+        words = Input(placeholder=placeholder, id="words")
+        self.query_one("#dialog").mount(words, before=self.query_one("#hint"))
+        words.focus()
+        self._render_state()
+
+    def _close_words(self) -> None:
+        self._words_for = None
+        self.query_one("#words", Input).remove()
+        self._render_state()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        words = event.value.strip()
+        if self._answered:
+            return
+        if self._words_for == "deny_all" and self._on_deny_all is not None:
+            self._on_deny_all(words)
+        self._answer(PermissionAnswer("deny", words=words))
+
+
+# ----- /permissions --------------------------------------------------------------------------
+
+
+def rules_in_force(policy: Any) -> list[tuple[str, str, str]]:
+    """(kind, rule, source) of the saved and command-line rules; session grants are listed apart."""
+    rules = getattr(policy, "rules_in_force", None)
+    if callable(rules):
+        return [(k, r, s) for k, r, s in rules() if s != "session"]
+    # SimplePolicy: only the command-line tool lists exist.
+    out = [("deny", name, "--disallowedTools") for name in sorted(getattr(policy, "disallowed_tools", ()))]
+    out += [("allow", name, "--allowedTools") for name in sorted(getattr(policy, "allowed_tools", ()))]
+    return out
+
+
+def session_grants(policy: Any) -> list[str]:
+    rules = getattr(policy, "session_rules", None)
+    if callable(rules):
+        return list(rules())
+    return sorted(getattr(policy, "session_allowed", ()))
+
+
+def revoke_grant(policy: Any, rule: str) -> None:
+    revoke = getattr(policy, "revoke_session_rule", None)
+    if callable(revoke):
+        revoke(rule)
+    else:
+        getattr(policy, "session_allowed", set()).discard(rule)
+
+
+class PermissionsScreen(ModalScreen[None]):
+    """The rules in force with their source file, and this session's grants (d revokes the highlighted)."""
+
+    CSS = """
+    PermissionsScreen {
+        align: center middle;
+        background: $background 50%;
+    }
+    PermissionsScreen #panel {
+        width: 100%;
+        max-width: 110;
+        height: auto;
+        max-height: 90%;
+        padding: 0 1;
+        border: round $accent;
+        border-title-color: $accent;
+        border-subtitle-color: $text-muted;
+        background: $surface;
+    }
+    PermissionsScreen .heading {
+        text-style: bold;
+        margin: 1 0 0 0;
+    }
+    PermissionsScreen #rules {
+        height: auto;
+        max-height: 20;
+    }
+    PermissionsScreen #grants {
+        height: auto;
+        max-height: 12;
+    }
+    PermissionsScreen .empty {
+        color: $text-muted;
+    }
+    """
+
+    BINDINGS = [
+        Binding("d,delete", "revoke", "Revoke"),
+        Binding("escape,q", "close", "Close"),
+    ]
+
+    def __init__(self, policy: Any) -> None:
+        super().__init__()
+        self.policy = policy
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="panel") as panel:
+            panel.border_title = f"Permissions · mode {getattr(self.policy, 'mode', 'default')}"
+            panel.border_subtitle = "d revoke grant · esc close"
+            yield Static("Rules in force", classes="heading")
+            rules = rules_in_force(self.policy)
+            with VerticalScroll(id="rules", can_focus=False):
+                if rules:
+                    width = max(len(r) for _, r, _ in rules)
+                    for kind, rule, source in rules:
+                        yield Static(Content(f"{kind:<6}{rule:<{width}}  {source}"))
+                else:
+                    yield Static("No rules: every call that changes something asks.", classes="empty")
+            yield Static("Granted this session (until it ends)", classes="heading")
+            yield OptionList(id="grants")
+            yield Static("None.", id="no-grants", classes="empty")
+
+    def on_mount(self) -> None:
+        self._show_grants()
+
+    def _show_grants(self) -> None:
+        grants = session_grants(self.policy)
+        options = self.query_one("#grants", OptionList)
+        options.clear_options()
+        options.add_options([Option(rule, id=rule) for rule in grants])
+        options.display = bool(grants)
+        self.query_one("#no-grants").display = not grants
+        if grants:
+            options.highlighted = 0
+            options.focus()
+
+    def action_revoke(self) -> None:
+        options = self.query_one("#grants", OptionList)
+        option = options.highlighted_option
+        if option is None or option.id is None:
+            return
+        revoke_grant(self.policy, option.id)
+        self.notify(f"Revoked {option.id}", markup=False)
+        self._show_grants()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,194 @@
+"""Drawing transcript items into lines (Strips), once per (item version, width).
+
+Every item is drawn with a two-cell left gutter (a marker on its first line) so the transcript can mark
+the selected item by painting over the first cell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from .tool_calls import ToolCall
+from .transcript_items import NoticeLine, ThinkingText, ToolCell, UserPrompt
+
+GUTTER = 2
+RESULT_INDENT = 5  # "  └  " before a tool's result lines
+COLLAPSED_PREVIEW_LINES = 3
+COLLAPSED_DIFF_LINES = 12
+EXPANDED_MAX_LINES = 400
+CODE_THEME = "monokai"
+
+STATUS_GLYPHS = {"ok": "✓", "error": "✗", "denied": "⊘", "cancelled": "■", "running": "●", "queued": "○", "waiting": "?"}
+
+
+@dataclass(frozen=True)
+class RenderContext:
+    """What drawing needs: the console, the width and the theme's styles by role."""
+
+    console: Console
+    width: int
+    styles: dict[str, Style]
+
+    def style(self, role: str) -> Style:
+        return self.styles.get(role, Style())
+
+    @property
+    def body_width(self) -> int:
+        return max(10, self.width - GUTTER)
+
+
+def to_strips(ctx: RenderContext, renderable: RenderableType, width: int) -> list[Strip]:
+    options = ctx.console.options.update_width(width)
+    lines = ctx.console.render_lines(renderable, options, pad=True)
+    return [Strip(line, width) for line in lines]
+
+
+def with_gutter(ctx: RenderContext, strips: list[Strip], marker: str = "", marker_role: str = "muted") -> list[Strip]:
+    """Put `marker` (or blanks) in the gutter of the first line and blanks in the rest."""
+    blank = Segment(" " * GUTTER)
+    out = []
+    for i, strip in enumerate(strips):
+        head = Segment(marker.ljust(GUTTER), ctx.style(marker_role)) if i == 0 and marker else blank
+        out.append(Strip([head, *strip], GUTTER + strip.cell_length))
+    return out
+
+
+def blank_line(ctx: RenderContext) -> Strip:
+    return Strip.blank(ctx.width)
+
+
+def render_markdown_block(ctx: RenderContext, source: str, first: bool) -> list[Strip]:
+    from rich.markdown import Markdown  # ~40 ms to import: not on the path to the first frame
+
+    strips = to_strips(ctx, Markdown(source, code_theme=CODE_THEME), ctx.body_width)
+    return with_gutter(ctx, strips, "●" if first else "", "text")
+
+
+def render_user(ctx: RenderContext, item: UserPrompt) -> list[Strip]:
+    text = Text(item.text.rstrip() or " ", style=ctx.style("user"))
+    return with_gutter(ctx, to_strips(ctx, text, ctx.body_width), ">", "primary")
+
+
+def render_thinking(ctx: RenderContext, item: ThinkingText) -> list[Strip]:
+    head = Text(f"∴ Thinking… ({len(item.text):,} chars)", style=ctx.style("thinking"))
+    if not item.expanded:
+        head.append("  enter to expand", style=ctx.style("muted"))
+        return with_gutter(ctx, to_strips(ctx, head, ctx.body_width))
+    body = Text(_clip_lines(item.text.strip(), EXPANDED_MAX_LINES), style=ctx.style("thinking"))
+    return with_gutter(ctx, to_strips(ctx, head, ctx.body_width) + to_strips(ctx, body, ctx.body_width))
+
+
+def render_notice(ctx: RenderContext, item: NoticeLine) -> list[Strip]:
+    role, glyph = {
+        "info": ("muted", "ℹ"),
+        "warning": ("warning", "!"),
+        "error": ("error", "✗"),
+        "retry": ("warning", "⟳"),
+        "interrupted": ("error", "└"),
+        "done": ("muted", "✻"),
+    }[item.kind]
+    text = Text(item.text, style=ctx.style(role))
+    return with_gutter(ctx, to_strips(ctx, text, ctx.body_width), glyph, role)
+
+
+def render_tool(ctx: RenderContext, cell: ToolCell) -> list[Strip]:
+    call = cell.call
+    status_role = {"ok": "ok", "error": "error", "denied": "warning", "cancelled": "muted"}.get(call.phase, "primary")
+    head = Text(no_wrap=True, overflow="ellipsis")
+    head.append(call.name, style=ctx.style("tool-name"))
+    if call.summary:
+        head.append(f"({call.summary})", style=ctx.style("text"))
+    head.append("  ")
+    head.append(_phase_label(call), style=ctx.style(status_role))
+    lines = with_gutter(ctx, to_strips(ctx, head, ctx.body_width), STATUS_GLYPHS.get(call.phase, "●"), status_role)
+    body = _tool_body(ctx, call, cell.expanded)
+    if body is not None:
+        lines += _result_indent(ctx, to_strips(ctx, body, ctx.width - RESULT_INDENT))
+    return lines
+
+
+def _phase_label(call: ToolCall) -> str:
+    if call.phase == "queued":
+        return "queued"
+    if call.phase == "waiting":
+        return "waiting for you"
+    if call.phase == "running":
+        return "running…"
+    duration = f" · {call.elapsed(call.t_end or 0.0):.1f}s" if call.t_start is not None and call.t_end is not None else ""
+    return f"{call.phase}{duration}"
+
+
+def _result_indent(ctx: RenderContext, strips: list[Strip]) -> list[Strip]:
+    out = []
+    for i, strip in enumerate(strips):
+        head = Segment("  └  " if i == 0 else " " * RESULT_INDENT, ctx.style("muted"))
+        out.append(Strip([head, *strip], RESULT_INDENT + strip.cell_length))
+    return out
+
+
+def _tool_body(ctx: RenderContext, call: ToolCall, expanded: bool) -> Text | None:
+    if call.active:
+        return None
+    data: Any = call.data
+    if call.phase == "denied":
+        said = f": “{call.denied_words}”" if call.denied_words else ""
+        return Text(f"Denied{said}", style=ctx.style("warning"))
+    if isinstance(data, dict) and data.get("type") == "diff" and call.phase == "ok":
+        return _diff_text(ctx, str(data.get("path", "")), str(data.get("diff", "")), expanded)
+    if isinstance(data, dict) and data.get("type") == "todos" and call.phase == "ok":
+        return _todos_text(ctx, data.get("todos") or [])
+    preview = call.preview.expandtabs(4).rstrip() or "(no output)"
+    role = "error" if call.phase == "error" else "muted" if call.phase == "cancelled" else "text"
+    return _collapsible(ctx, preview.splitlines(), COLLAPSED_PREVIEW_LINES, expanded, role)
+
+
+def _collapsible(ctx: RenderContext, lines: list[str], keep: int, expanded: bool, role: str) -> Text:
+    shown = lines if expanded else lines[:keep]
+    shown = shown[:EXPANDED_MAX_LINES]
+    text = Text("\n".join(shown), style=ctx.style(role), no_wrap=not expanded, overflow="ellipsis")
+    hidden = len(lines) - len(shown)
+    if hidden > 0:
+        text.append(f"\n… +{hidden} lines (enter to expand)", style=ctx.style("muted"))
+    return text
+
+
+def _diff_text(ctx: RenderContext, path: str, diff: str, expanded: bool) -> Text:
+    lines = [line for line in diff.splitlines() if not line.startswith(("---", "+++"))]
+    added = sum(1 for line in lines if line.startswith("+"))
+    removed = sum(1 for line in lines if line.startswith("-"))
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{path}  +{added} -{removed}\n", style=ctx.style("muted"))
+    shown = lines if expanded else lines[:COLLAPSED_DIFF_LINES]
+    for line in (l.expandtabs(4) for l in shown[:EXPANDED_MAX_LINES]):
+        role = "diff-add" if line.startswith("+") else "diff-remove" if line.startswith("-") else "muted" if line.startswith("@@") else "text"
+        text.append(line + "\n", style=ctx.style(role))
+    hidden = len(lines) - len(shown)
+    if hidden > 0:
+        text.append(f"… +{hidden} lines (enter to expand)", style=ctx.style("muted"))
+    text.rstrip()
+    return text
+
+
+def _todos_text(ctx: RenderContext, todos: list[Any]) -> Text:
+    text = Text()
+    for todo in todos:
+        if not isinstance(todo, dict):
+            continue
+        status = todo.get("status", "pending")
+        glyph, role = {"completed": ("☒", "muted"), "in_progress": ("◐", "primary")}.get(status, ("☐", "text"))
+        style = ctx.style(role) + (Style(strike=True) if status == "completed" else Style())
+        text.append(f"{glyph} {todo.get('content', '')}\n", style=style)
+    text.rstrip()
+    return text or Text("(no todos)", style=ctx.style("muted"))
+
+
+def _clip_lines(text: str, keep: int) -> str:
+    lines = text.splitlines()
+    return "\n".join(lines[:keep]) + (f"\n… +{len(lines) - keep} lines" if len(lines) > keep else "")

@@ -1,0 +1,110 @@
+"""Turns the core's events into transcript items: where streamed text goes, when a tool cell appears,
+which notice an ending gets."""
+
+from __future__ import annotations
+
+from ...core.events import (
+    AssistantMessageFinished,
+    Event,
+    LoopEnded,
+    Notice,
+    PermissionAnswered,
+    PermissionAsked,
+    Retrying,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnStarted,
+)
+from .tool_calls import ToolCall
+from .transcript import Transcript
+from .transcript_items import AssistantText, NoticeKind, NoticeLine, ThinkingText, ToolCell, UserPrompt
+
+INTERRUPTED_TEXT = "Interrupted · tell the agent what to do instead"
+
+
+class Conversation:
+    def __init__(self, transcript: Transcript) -> None:
+        self.transcript = transcript
+        self._text: AssistantText | None = None
+        self._thinking: ThinkingText | None = None
+        self._cells: dict[str, ToolCell] = {}
+        self._turn_start = 0  # where the current model response's items begin (dropped on a retry)
+        self._interrupt_shown = False
+
+    def user_prompt(self, text: str) -> None:
+        self._interrupt_shown = False
+        self.transcript.add(UserPrompt(text), now=True)
+
+    def notice(self, kind: NoticeKind, text: str, *, now: bool = False) -> None:
+        self._end_text()
+        self.transcript.add(NoticeLine(kind, text), now=now)
+
+    def interrupted(self) -> None:
+        """ESC: say so at once; the run's end (LoopEnded 'aborted') will not repeat it."""
+        if not self._interrupt_shown:
+            self._interrupt_shown = True
+            self.notice("interrupted", INTERRUPTED_TEXT, now=True)
+
+    def tool_queued(self, call: ToolCall) -> None:
+        self._end_text()
+        cell = ToolCell(call)
+        self._cells[call.id] = cell
+        self.transcript.add(cell)
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            if self._text is None:
+                self._text = AssistantText()
+                self.transcript.add(self._text)
+            self._text.append(event.text)
+            self.transcript.changed(self._text)
+        elif isinstance(event, ThinkingDelta):
+            if self._thinking is None:
+                self._thinking = ThinkingText()
+                self.transcript.add(self._thinking)
+            self._thinking.append(event.text)
+            self.transcript.changed(self._thinking)
+        elif isinstance(event, (ToolStarted, ToolFinished, PermissionAsked, PermissionAnswered)):
+            cell = self._cells.get(event.tool_use_id if isinstance(event, (PermissionAsked, PermissionAnswered)) else event.id)
+            if cell is not None:
+                self.transcript.changed(cell)
+        elif isinstance(event, TurnStarted):
+            self._turn_start = len(self.transcript.items)
+        elif isinstance(event, AssistantMessageFinished):
+            self._end_text()
+            self._thinking = None
+        elif isinstance(event, Retrying):
+            # The failed attempt is discarded by the core; drop what it showed so the retry does not repeat it.
+            self._text = self._thinking = None
+            self.transcript.truncate(self._turn_start)
+            self.notice("retry", f"API error ({event.why}) · retrying in {event.delay:.0f}s (attempt {event.attempt})")
+        elif isinstance(event, Notice):
+            self.notice(event.level, event.text)
+        elif isinstance(event, LoopEnded):
+            self._end(event)
+
+    def _end(self, event: LoopEnded) -> None:
+        self._end_text()
+        self._thinking = None
+        self._cells.clear()
+        if event.reason == "aborted":
+            self.interrupted()
+        elif event.reason in ("max_turns", "max_budget_usd"):
+            self.notice("warning", event.detail, now=True)
+        elif event.reason in ("model_error", "prompt_too_long"):
+            self.notice("error", event.detail or "The model request failed.", now=True)
+        else:
+            self.transcript.flush()
+
+    def _end_text(self) -> None:
+        if self._text is not None:
+            self._text.close()
+            self.transcript.changed(self._text)
+            self._text = None
+
+    def refresh_cells(self) -> None:
+        """Calls changed outside the event flow (ESC marked them cancelled)."""
+        for cell in self._cells.values():
+            self.transcript.changed(cell)

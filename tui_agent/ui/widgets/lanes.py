@@ -1,0 +1,219 @@
+"""The tool-execution panel: what runs now, lane by lane, and a timeline of the run's finished calls.
+
+Each row is one call: its lane, name, input summary, a bar on the run's time axis (so overlaps show)
+and its timer or final status. Running shell calls get a second line: their last output line, a
+"no output for Ns" mark when quiet, and their timeout countdown. A 10 Hz timer redraws the timers
+only while something is active; it is paused when the run is idle.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widget import Widget
+
+from .role_styles import role_styles
+from .tool_calls import ToolCall, ToolCalls
+
+TICK = 0.1
+QUIET_AFTER_S = 3.0
+MIN_SPAN_S = 1.0
+ROLES = ("header", "muted", "primary", "ok", "error", "warning", "selected", "bar-track")
+PHASE_ROLE = {"queued": "muted", "waiting": "warning", "running": "primary", "ok": "ok", "error": "error", "denied": "warning", "cancelled": "muted"}
+PHASE_GLYPH = {"queued": "○", "waiting": "?", "running": "●", "ok": "✓", "error": "✗", "denied": "⊘", "cancelled": "■"}
+
+
+def format_seconds(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}:{secs:02d}"
+
+
+class LanePanel(Widget, can_focus=True):
+    """Up/down select an active call; x or delete cancels it alone."""
+
+    COMPONENT_CLASSES = {f"lanes--{role}" for role in ROLES}
+    BINDINGS = [
+        Binding("up", "select(-1)", "Previous", show=False),
+        Binding("down", "select(1)", "Next", show=False),
+        Binding("x,delete", "cancel_selected", "Cancel tool", show=False),
+    ]
+
+    class CancelRequested(Message):
+        """The user asked to stop one tool call."""
+
+        def __init__(self, tool_use_id: str) -> None:
+            super().__init__()
+            self.tool_use_id = tool_use_id
+
+    max_rows: reactive[int] = reactive(8, layout=True)
+
+    def __init__(self, calls: ToolCalls, clock: Callable[[], float], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.calls = calls
+        self.clock = clock
+        self.run_started_at: float | None = None
+        self.selected_id: str | None = None
+        self._ticker: Timer | None = None
+        self.ticking = False
+        """Whether the 10 Hz redraw runs (only while a call is active)."""
+
+    def on_mount(self) -> None:
+        self._ticker = self.set_interval(TICK, self.refresh, pause=True)
+
+    def start_run(self, t: float) -> None:
+        self.run_started_at = t
+        self.selected_id = None
+
+    def sync(self) -> None:
+        """Call after the calls changed: run the timer while anything is active, redraw."""
+        active = bool(self.calls.active_calls())
+        if self._ticker is not None and active != self.ticking:
+            self._ticker.resume() if active else self._ticker.pause()
+            self.ticking = active
+        if self.selected_id is not None and (call := self.calls.get(self.selected_id)) is not None and not call.active:
+            self.selected_id = None
+        self.refresh(layout=True)
+
+    # ----- selection ----------------------------------------------------------------------------
+    def action_select(self, step: int) -> None:
+        ids = [c.id for c in self._rows() if c.active]
+        if not ids:
+            return
+        if self.selected_id not in ids:
+            self.selected_id = ids[0] if step > 0 else ids[-1]
+        else:
+            self.selected_id = ids[max(0, min(len(ids) - 1, ids.index(self.selected_id) + step))]
+        self.refresh()
+
+    def action_cancel_selected(self) -> None:
+        if self.selected_id is not None:
+            self.post_message(self.CancelRequested(self.selected_id))
+
+    def on_focus(self) -> None:
+        self.action_select(1)
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # ----- drawing ------------------------------------------------------------------------------
+    def _rows(self) -> list[ToolCall]:
+        calls = list(self.calls.calls.values())
+        active = sorted((c for c in calls if c.active), key=lambda c: (c.lane < 0, c.lane, c.t_queued))
+        done = [c for c in calls if not c.active]
+        room = max(0, self.max_rows - len(active))
+        return active + (done[-room:] if room else [])
+
+    def get_content_height(self, container: object, viewport: object, width: int) -> int:
+        rows = self._rows()
+        extra = sum(1 for c in rows if c.is_shell and c.phase == "running")
+        return 1 + len(rows) + extra + (1 if len(self.calls.calls) > len(rows) else 0)
+
+    def render(self) -> Text:
+        styles = role_styles(self, "lanes", ROLES, with_background=("selected",))
+        now = self.clock()
+        width = self.content_region.width or self.size.width
+        rows = self._rows()
+        t0 = self.run_started_at if self.run_started_at is not None else min((c.t_queued for c in rows), default=now)
+        ends = [c.t_end for c in self.calls.calls.values() if c.t_end is not None]
+        span = max(MIN_SPAN_S, (now if any(c.active for c in rows) else max(ends, default=now)) - t0)
+        lines = [self._header(styles, now, t0, width)]
+        for call in rows:
+            lines.append(self._row(call, styles, now, t0, span, width))
+            if call.is_shell and call.phase == "running":
+                lines.append(self._shell_line(call, styles, now, width))
+        hidden = len(self.calls.calls) - len(rows)
+        if hidden > 0:
+            lines.append(Text(f"   … {hidden} earlier", style=styles["muted"]))
+        return Text("\n").join(lines)
+
+    def _header(self, styles: dict[str, Style], now: float, t0: float, width: int) -> Text:
+        counts: dict[str, int] = {}
+        for call in self.calls.calls.values():
+            counts[call.phase] = counts.get(call.phase, 0) + 1
+        parts = [f"{n} {phase}" for phase, n in counts.items()]
+        text = Text("Tools ", style=styles["header"])
+        text.append(" · ".join(parts), style=styles["muted"])
+        hint = "  ↑↓ select · x cancel · ctrl+t hide" if self.has_focus else "  ctrl+t hide"
+        text.append(hint, style=styles["muted"])
+        text.truncate(width, overflow="ellipsis")
+        return text
+
+    def _row(self, call: ToolCall, styles: dict[str, Style], now: float, t0: float, span: float, width: int) -> Text:
+        role = PHASE_ROLE[call.phase]
+        selected = call.id == self.selected_id and self.has_focus
+        status = self._status(call, now)
+        status_w = 22
+        name_w = min(10, max(4, len(call.name)))
+        bar_w = max(0, min(40, (width - 6 - name_w - status_w) // 3)) if width >= 70 else 0
+        summary_w = max(0, width - 6 - name_w - 1 - bar_w - (1 if bar_w else 0) - status_w - 1)
+
+        text = Text(style=styles["selected"] if selected else "")
+        text.append("▌" if selected else " ", style=styles["primary"])
+        text.append(f"{call.lane:>2} " if call.lane >= 0 else " · ", style=styles["muted"])
+        text.append(PHASE_GLYPH[call.phase] + " ", style=styles[role])
+        name = Text(call.name, style="bold")
+        name.truncate(name_w, overflow="ellipsis", pad=True)
+        text.append(name)
+        text.append(" ")
+        summary = Text(call.summary.replace("\n", " "), style=styles["muted"])
+        summary.truncate(summary_w, overflow="ellipsis", pad=True)
+        text.append(summary)
+        if bar_w:
+            text.append(" ")
+            text.append(self._bar(call, styles, now, t0, span, bar_w))
+        text.append(" ")
+        status_text = Text(status, style=styles[role])
+        status_text.truncate(status_w, overflow="ellipsis", pad=True)
+        text.append(status_text)
+        text.truncate(width, overflow="ellipsis")
+        return text
+
+    @staticmethod
+    def _status(call: ToolCall, now: float) -> str:
+        if call.phase == "queued":
+            return f"queued {format_seconds(now - call.t_queued)}"
+        if call.phase == "waiting":
+            return f"waiting for you {format_seconds(now - (call.waiting_since or now))}"
+        if call.phase == "running":
+            return format_seconds(call.elapsed(now))
+        if call.phase == "denied":
+            return f"denied “{call.denied_words}”" if call.denied_words else "denied"
+        duration = format_seconds(call.elapsed(now)) if call.t_start is not None else ""
+        return f"{call.phase} {duration}".strip()
+
+    @staticmethod
+    def _bar(call: ToolCall, styles: dict[str, Style], now: float, t0: float, span: float, width: int) -> Text:
+        start = call.t_start if call.t_start is not None else call.t_queued
+        end = call.t_end if call.t_end is not None else now
+        first = min(width - 1, max(0, int((start - t0) / span * width)))
+        last = min(width, max(first + 1, math.ceil((end - t0) / span * width)))
+        waiting = call.phase in ("queued", "waiting")
+        text = Text("─" * first, style=styles["bar-track"])
+        text.append(("┄" if waiting else "█") * (last - first), style=styles[PHASE_ROLE[call.phase]])
+        text.append("─" * (width - last), style=styles["bar-track"])
+        return text
+
+    @staticmethod
+    def _shell_line(call: ToolCall, styles: dict[str, Style], now: float, width: int) -> Text:
+        text = Text("      └ ", style=styles["muted"])
+        marks: list[str] = []
+        quiet = now - (call.last_output_t if call.last_output_t is not None else now)
+        if quiet > QUIET_AFTER_S:
+            marks.append(f"no output for {int(quiet)}s")
+        left = call.timeout_s - call.elapsed(now)
+        marks.append(f"timeout in {format_seconds(max(0.0, left))}")
+        tail = "  " + " · ".join(marks)
+        line = Text(call.last_line or "(no output yet)", style=styles["muted"])
+        line.truncate(max(0, width - len(text) - len(tail)), overflow="ellipsis", pad=True)
+        text.append(line)
+        text.append(tail, style=styles["warning"] if quiet > QUIET_AFTER_S else styles["muted"])
+        return text

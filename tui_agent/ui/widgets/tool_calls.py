@@ -1,0 +1,146 @@
+"""The state of each tool call, built from the core's events and shared by its transcript cell and its lane.
+
+No rendering here: the transcript and the lane panel each draw a `ToolCall` their own way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ...core.events import (
+    PermissionAnswered,
+    PermissionAsked,
+    ToolFinished,
+    ToolProgress,
+    ToolQueued,
+    ToolStarted,
+)
+
+CallPhase = Literal["queued", "waiting", "running", "ok", "error", "denied", "cancelled"]
+ACTIVE_PHASES: frozenset[str] = frozenset({"queued", "waiting", "running"})
+SHELL_TOOLS = frozenset({"Bash"})
+DEFAULT_SHELL_TIMEOUT_S = 120.0
+
+
+@dataclass(eq=False)
+class ToolCall:
+    id: str
+    name: str
+    summary: str
+    input: dict[str, Any]
+    t_queued: float
+    phase: CallPhase = "queued"
+    lane: int = -1
+    t_start: float | None = None
+    t_end: float | None = None
+    waiting_since: float | None = None
+    preview: str = ""
+    data: Any = None
+    denied_words: str = ""
+    last_line: str = ""
+    last_output_t: float | None = None
+    version: int = 0
+    """Bumped on every change, so views know when to draw again."""
+
+    @property
+    def active(self) -> bool:
+        return self.phase in ACTIVE_PHASES
+
+    @property
+    def is_shell(self) -> bool:
+        return self.name in SHELL_TOOLS
+
+    @property
+    def timeout_s(self) -> float:
+        raw = self.input.get("timeout")
+        try:
+            return float(raw) / 1000 if raw else DEFAULT_SHELL_TIMEOUT_S
+        except (TypeError, ValueError):
+            return DEFAULT_SHELL_TIMEOUT_S
+
+    def elapsed(self, now: float) -> float:
+        if self.t_start is None:
+            return 0.0
+        return max(0.0, (self.t_end if self.t_end is not None else now) - self.t_start)
+
+
+@dataclass
+class ToolCalls:
+    """Every call of the current run, by id, in the order the model asked for them."""
+
+    calls: dict[str, ToolCall] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.calls.clear()
+
+    def get(self, tool_use_id: str) -> ToolCall | None:
+        return self.calls.get(tool_use_id)
+
+    def on_queued(self, e: ToolQueued) -> ToolCall:
+        call = ToolCall(e.id, e.name, e.summary, dict(e.input or {}), e.t)
+        self.calls[e.id] = call
+        return call
+
+    def on_started(self, e: ToolStarted) -> ToolCall | None:
+        call = self.calls.get(e.id)
+        if call is not None:
+            call.phase, call.lane, call.t_start, call.last_output_t = "running", e.lane, e.t, e.t
+            call.waiting_since = None
+            call.version += 1
+        return call
+
+    def on_progress(self, e: ToolProgress, now: float) -> ToolCall | None:
+        call = self.calls.get(e.id)
+        if call is not None:
+            lines = [line for line in e.text.splitlines() if line.strip()]
+            if lines:
+                call.last_line = lines[-1]
+            call.last_output_t = now
+            call.version += 1
+        return call
+
+    def on_asked(self, e: PermissionAsked) -> ToolCall | None:
+        call = self.calls.get(e.tool_use_id)
+        if call is not None:
+            call.phase, call.waiting_since = "waiting", e.t
+            call.version += 1
+        return call
+
+    def on_answered(self, e: PermissionAnswered) -> ToolCall | None:
+        call = self.calls.get(e.tool_use_id)
+        if call is not None and call.phase == "waiting":
+            call.phase, call.waiting_since = "queued", None
+            call.denied_words = e.words if not e.allowed else ""
+            call.version += 1
+        return call
+
+    def on_finished(self, e: ToolFinished) -> ToolCall | None:
+        call = self.calls.get(e.id)
+        if call is None:
+            return None
+        call.phase = e.status
+        call.lane = e.lane
+        if e.lane >= 0:
+            call.t_start = e.t_start
+        call.t_end = e.t_end
+        call.preview = e.preview
+        call.data = e.data
+        if isinstance(e.data, dict) and e.data.get("type") == "denied":
+            call.denied_words = str(e.data.get("words") or "")
+        call.version += 1
+        return call
+
+    def mark_cancelled(self, now: float) -> list[ToolCall]:
+        """ESC: show every unfinished call as cancelled at once (the core's ToolFinished confirms it)."""
+        changed = []
+        for call in self.calls.values():
+            if call.active:
+                call.phase = "cancelled"
+                call.t_end = now
+                call.version += 1
+                changed.append(call)
+        return changed
+
+    def active_calls(self) -> list[ToolCall]:
+        return [c for c in self.calls.values() if c.active]
