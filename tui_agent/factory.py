@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 from .config import AgentSettings
 from .core.events import Event
 from .core.loop import Agent, LoopOptions
 from .core.model import ModelClient, ModelConfig
-from .core.permission_types import AskHandler, PermissionPolicy, SimplePolicy
+from .core.permission_types import AskHandler, PermissionPolicy
 from .core.session import Session
 from .tools.base import Workspace
 from .tools.registry import ToolRegistry, default_tools
@@ -33,17 +34,11 @@ def build_model_client(settings: AgentSettings, scripted: Any = None) -> tuple[M
     return ModelClient(config, http_client_factory=factory), demo
 
 
-def build_policy(settings: AgentSettings, workspace: Workspace, session_id: str, on_notice: Callable[[str, str], None] | None) -> PermissionPolicy:
-    try:
-        from .core.permissions import PermissionEngine
-    except ImportError:  # the rules engine is optional until it lands; the simple policy is safe
-        return SimplePolicy(
-            mode=settings.permission_mode or "default",
-            allowed_tools=set(settings.allowed_tools),
-            disallowed_tools=set(settings.disallowed_tools),
-        )
+def build_policy(settings: AgentSettings, session_id: str, on_notice: Callable[[str, str], None] | None) -> PermissionPolicy:
+    from .core.permissions import PermissionEngine
+
     return PermissionEngine(
-        workspace.root,
+        settings.cwd.resolve(),
         mode=settings.permission_mode,
         settings_file=settings.settings_file,
         allowed_tools=list(settings.allowed_tools),
@@ -64,13 +59,15 @@ def build_agent(
     clock: Callable[[], float] | None = None,
 ) -> Agent:
     """`tools` replaces the built-in set (tests, embedding); `scripted` replaces the API."""
-    workspace = Workspace.at(settings.cwd, tuple(settings.add_dirs))
+    session = Session(settings.cwd.resolve(), settings.session_id)
+    policy = build_policy(settings, session.id, on_notice)
+    # --add-dir folders and the settings' permissions.additionalDirectories are both tool territory.
+    extra = [*settings.add_dirs, *getattr(policy, "additional_directories", [])]
+    workspace = Workspace.at(settings.cwd, tuple(d for d in extra if Path(d).is_dir()))
     model, demo = build_model_client(settings, scripted)
     registry = ToolRegistry(tools if tools is not None else default_tools())
     if settings.tools is not None:
         registry = registry.restricted(settings.tools)
-    session = Session(workspace.root, settings.session_id)
-    policy = build_policy(settings, workspace, session.id, on_notice)
     options = LoopOptions(
         max_turns=settings.max_turns,
         max_budget_usd=settings.max_budget_usd,

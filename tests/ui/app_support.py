@@ -86,12 +86,14 @@ def lanes_text(app: TuiAgentApp) -> str:
 
 
 def sleep_processes(marker: str) -> list[Any]:
+    """This test process's descendants whose command line holds `marker` (other tests running on the
+    same machine at the same time must not count)."""
     import psutil
 
     found = []
-    for proc in psutil.process_iter(["cmdline"]):
+    for proc in psutil.Process().children(recursive=True):
         try:
-            if marker in " ".join(proc.info["cmdline"] or []):
+            if marker in " ".join(proc.cmdline()) and proc.status() != psutil.STATUS_ZOMBIE:
                 found.append(proc)
         except psutil.Error:
             pass
