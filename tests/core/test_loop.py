@@ -331,3 +331,15 @@ def test_the_core_never_imports_textual():
 
 def test_sample_tools_are_distinct():
     assert {t.name for t in sample_tools()} == {SleepRead.name, SleepWrite.name, Checked.name}
+
+
+class TestRequestShape:
+    async def test_tools_flag_restricts_the_offered_tools_and_the_system_prompt_can_be_extended(self, make_harness):
+        h = make_harness([Reply([Text("ok")])], tools=sample_tools(), append_system_prompt="Answer in French.")
+        h.agent.registry = h.agent.registry.restricted(["SleepRead", "Nap"])
+        await h.agent.run("go")
+        request = h.requests[0]
+        assert [t["name"] for t in request["tools"]] == ["SleepRead"]
+        assert request["system"][0]["text"].endswith("\n\nAnswer in French.")
+        schema = request["tools"][0]["input_schema"]
+        assert schema["additionalProperties"] is False and "seconds" in schema["properties"]

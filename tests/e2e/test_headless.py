@@ -92,10 +92,10 @@ class TestConversation:
     def test_stream_json_prints_init_each_message_and_the_result(self, env, work):
         script = [Reply([ToolUse("Glob", {"pattern": "*.md"}, id="g")]), Reply([Text("one README")])]
         with serve(script, env):
-            proc = run_cli(["-p", "find docs", "--output-format", "stream-json", "--verbose"], env, work)
+            proc = run_cli(["-p", "find docs", "--output-format", "stream-json", "--verbose", "--tools", "Glob,Read"], env, work)
         lines = [json.loads(l) for l in proc.stdout.splitlines()]
         assert [l["type"] for l in lines] == ["system", "assistant", "user", "assistant", "result"]
-        assert lines[0]["subtype"] == "init" and "Read" in lines[0]["tools"]
+        assert lines[0]["subtype"] == "init" and lines[0]["tools"] == ["Glob", "Read"]
         assert lines[2]["message"]["content"][0]["tool_use_id"] == "g"
         assert lines[-1]["result"] == "one README" and proc.returncode == 0
 

@@ -242,3 +242,16 @@ async def test_lanes_panel_hides_and_shows(project: Path) -> None:
         assert [c.phase for c in finished] == ["ok"]
         assert isinstance(app.transcript.items[-1], AssistantText)
         assert not any(isinstance(i, NoticeLine) and i.kind == "error" for i in app.transcript.items)
+
+
+async def test_the_command_palette_runs_slash_commands(project: Path) -> None:
+    app, _ = build(project, [Reply([Text("hi")])])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.ready)
+        await pilot.press("ctrl+p")  # the palette
+        await pilot.pause(0.2)
+        await pilot.press(*"/cost")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: "Total cost:" in transcript_text(app))
+        assert "Tokens: 0 in" in transcript_text(app)

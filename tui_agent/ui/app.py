@@ -57,8 +57,16 @@ KEY_HELP = "enter send · shift+enter/ctrl+j new line · esc interrupt · tab fo
 Clock = Callable[[], float]
 
 
+def _slash_commands_provider() -> Any:
+    # Imported when the palette opens, not on the way to the first frame.
+    from .commands import SlashCommandsProvider
+
+    return SlashCommandsProvider
+
+
 class TuiAgentApp(App[int]):
     TITLE = "tui-agent"
+    COMMANDS = App.COMMANDS | {_slash_commands_provider}
     CSS_PATH = [STYLES_DIR / name for name in STYLE_FILES]
     BINDINGS = [
         Binding("escape", "escape", "interrupt", priority=True, show=False),
@@ -196,12 +204,9 @@ class TuiAgentApp(App[int]):
         self._run_worker = self.run_worker(self.agent.run(text), name="agent-run", exclusive=False, exit_on_error=False)
 
     async def _run_command(self, text: str) -> None:
-        try:
-            from .commands import run_command
-        except ImportError:
-            run_command = None
-        if run_command is None or not await run_command(self, text):
-            self.conversation.notice("warning", f"unknown command: {text.split()[0]}", now=True)
+        from .commands import run_command  # handles unknown commands itself
+
+        await run_command(self, text)
 
     def _show_queue(self) -> None:
         self.queued_view.update("\n".join(f"⏵ queued: {p.splitlines()[0]}" for p in self.queued_prompts))
@@ -325,10 +330,8 @@ class TuiAgentApp(App[int]):
         self.exit(0)
 
     def action_cycle_mode(self) -> None:
-        try:
-            from .commands import cycle_mode
-        except ImportError:
-            return
+        from .commands import cycle_mode
+
         cycle_mode(self)
 
     def action_toggle_lanes(self) -> None:

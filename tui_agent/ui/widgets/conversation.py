@@ -79,7 +79,7 @@ class Conversation:
             # The failed attempt is discarded by the core; drop what it showed so the retry does not repeat it.
             self._text = self._thinking = None
             self.transcript.truncate(self._turn_start)
-            self.notice("retry", f"API error ({event.why}) · retrying in {event.delay:.0f}s (attempt {event.attempt})")
+            self.notice("retry", f"API error ({event.why}) · retrying in {event.delay:.1f}s (attempt {event.attempt})")
         elif isinstance(event, Notice):
             self.notice(event.level, event.text)
         elif isinstance(event, LoopEnded):
