@@ -40,6 +40,17 @@ class Scene:
     clock: FakeClock
     run_before: Callable[[Pilot[Any]], Awaitable[None]]
 
+    def __post_init__(self) -> None:
+        # The prompt's cursor blinks on a 0.5 s real-time timer restarted by each key: whether a frame
+        # shows it would depend on how long the scene took to reach that frame. Keep it steadily on.
+        setup = self.run_before
+
+        async def run_before(pilot: Pilot[Any]) -> None:
+            self.app.prompt.cursor_blink = False
+            await setup(pilot)
+
+        self.run_before = run_before
+
 
 def fresh_project() -> Path:
     shutil.rmtree(SCENE_ROOT, ignore_errors=True)

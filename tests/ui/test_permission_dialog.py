@@ -362,6 +362,29 @@ async def test_session_grant_applies_at_once_and_is_not_saved(tmp_path: Path) ->
     assert not (project / ".claude" / "settings.local.json").exists()
 
 
+async def test_a_compound_command_offers_every_parts_rule_at_once(tmp_path: Path) -> None:
+    project = make_project(tmp_path)
+    engine = PermissionEngine(project, home=tmp_path / "home")
+    shell = FakeShell()
+    script = [
+        Reply([ToolUse("Bash", {"command": "make build && npm test"})]),
+        Reply([ToolUse("Bash", {"command": "make build -j4 && npm test -- --ci"})]),
+        Reply([Text("done")]),
+    ]
+    agent, _ = make_agent(tmp_path, script, [shell], engine)
+    app = Harness(engine, agent)
+    async with app.run_test() as pilot:
+        run = await run_agent(app)
+        dialog = await next_dialog(app, pilot)
+        app.clock.advance(GUARD_PASSED)
+        assert "Bash(make build *) + Bash(npm test *)" in str(dialog.query_one("#choice-session").render())
+        await pilot.press("2")
+        ended = await asyncio.wait_for(run, 10)
+    assert ended.reason == "completed"
+    assert shell.ran == ["make build && npm test", "make build -j4 && npm test -- --ci"]  # asked once
+    assert engine.session_rules() == ["Bash(make build *)", "Bash(npm test *)"]
+
+
 async def test_always_allow_saves_the_chosen_rule_and_applies_at_once(tmp_path: Path) -> None:
     project = make_project(tmp_path)
     engine = PermissionEngine(project, home=tmp_path / "home")

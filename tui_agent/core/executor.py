@@ -43,6 +43,7 @@ from .permission_types import (
     AskHandler,
     PermissionAnswer,
     PermissionCheck,
+    PermissionDecision,
     PermissionPolicy,
     PermissionRequest,
 )
@@ -192,7 +193,7 @@ class StreamingToolExecutor:
                 self._deny(tracked, decision.message or f"Permission to use {tool.name} has been denied.")
                 return
             if decision.behavior == "ask":
-                allowed = await self._ask_user(tracked, read_only, decision.message, decision.suggestions)
+                allowed = await self._ask_user(tracked, read_only, decision)
                 if not allowed:
                     return
         except asyncio.CancelledError:
@@ -205,7 +206,7 @@ class StreamingToolExecutor:
         tracked.state = QUEUED
         self._process_queue()
 
-    async def _ask_user(self, tracked: TrackedTool, read_only: bool, reason: str, suggestions: tuple[str, ...]) -> bool:
+    async def _ask_user(self, tracked: TrackedTool, read_only: bool, decision: PermissionDecision) -> bool:
         tool = tracked.tool
         assert tool is not None
         try:
@@ -219,9 +220,10 @@ class StreamingToolExecutor:
             input=tracked.block.get("input") or {},
             summary=self._summary(tracked),
             read_only=read_only,
-            reason=reason,
+            reason=decision.message,
             diff=diff,
-            suggestions=suggestions,
+            suggestions=decision.suggestions,
+            grants=decision.grants,
         )
         self._emit(PermissionAsked(request.id, tracked.id, tool.name, request.summary, self._clock()))
         if self._ask is None:

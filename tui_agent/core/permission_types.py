@@ -23,6 +23,9 @@ class PermissionDecision:
     source: str = ""
     # The rule "always allow" would save, narrowest useful form first (e.g. ["Bash(npm run test *)", "Bash(npm *)"]).
     suggestions: tuple[str, ...] = ()
+    # What an allow grants when no single rule is chosen: one rule per part not yet allowed
+    # (`make && npm test` → Bash(make *) and Bash(npm test *)).
+    grants: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +41,15 @@ class PermissionRequest:
     reason: str = ""
     diff: str | None = None
     suggestions: tuple[str, ...] = ()
+    grants: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class PermissionAnswer:
     decision: Literal["allow_once", "allow_session", "allow_always", "deny"]
     words: str = ""
-    # The rule chosen for allow_session / allow_always (one of the request's suggestions, or edited).
+    # The rule chosen for allow_session / allow_always (one of the request's suggestions); None
+    # means the request's `grants`, all of them.
     rule: str | None = None
 
     @property

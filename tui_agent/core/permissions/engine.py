@@ -216,7 +216,7 @@ class PermissionEngine:
         grants = tuple(dict.fromkeys(s for item in pending for s in self._suggestions(name, item)[:1]))
         self._default_grants[check.tool_use_id] = grants
         suggestions = tuple(dict.fromkeys(s for item in pending for s in self._suggestions(name, item)))
-        return PermissionDecision("ask", _ask_reason(name, pending, check.workspace), suggestions=suggestions)
+        return PermissionDecision("ask", _ask_reason(name, pending, check.workspace), suggestions=suggestions, grants=grants)
 
     def _items(self, check: PermissionCheck) -> list[_Item]:
         ws = check.workspace

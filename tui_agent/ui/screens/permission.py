@@ -183,10 +183,25 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
 
     # ----- what is shown --------------------------------------------------------------------
     @property
+    def _rule_choices(self) -> list[str | None]:
+        # A compound command first offers every part's own rule at once (None: the request's grants).
+        grants = [None] if len(self.request.grants) > 1 else []
+        return [*grants, *self.request.suggestions]
+
+    @property
     def rule(self) -> str | None:
-        """The rule "this session" / "always" would grant (one of the request's suggestions)."""
-        rules = self.request.suggestions
-        return rules[self._rule_index] if rules else None
+        """The rule "this session" / "always" would grant: one of the request's suggestions, or None
+        for all of its grants (shown joined with " + ")."""
+        choices = self._rule_choices
+        return choices[self._rule_index] if choices else None
+
+    @property
+    def rule_label(self) -> str | None:
+        choices = self._rule_choices
+        if not choices:
+            return None
+        rule = choices[self._rule_index]
+        return " + ".join(self.request.grants) if rule is None else rule
 
     @property
     def others_waiting(self) -> int:
@@ -194,7 +209,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
 
     def choices(self) -> list[Choice]:
         """The choices that can be taken now, in display order."""
-        rule = self.rule
+        rule = self.rule_label
         out = [Choice("once", "1 y", "Yes, allow once")]
         if rule is not None:
             out.append(Choice("session", "2", f"Yes, allow this session: {rule}"))
@@ -267,8 +282,8 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         if self._words_for is not None:
             return "enter send · esc back to the choices"
         parts = ["↑↓ move", "enter choose", "esc deny"]
-        if len(self.request.suggestions) > 1:
-            parts.insert(0, f"r/tab other rule ({self._rule_index + 1}/{len(self.request.suggestions)})")
+        if len(self._rule_choices) > 1:
+            parts.insert(0, f"r/tab other rule ({self._rule_index + 1}/{len(self._rule_choices)})")
         if self.request.diff:
             parts.append("pgup/pgdn scroll")
         return " · ".join(parts)
@@ -316,8 +331,8 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         self._render_state()
 
     def action_cycle_rule(self) -> None:
-        if self.request.suggestions and not self._guarded():
-            self._rule_index = (self._rule_index + 1) % len(self.request.suggestions)
+        if self._rule_choices and not self._guarded():
+            self._rule_index = (self._rule_index + 1) % len(self._rule_choices)
             self._render_state()
 
     def action_scroll_body(self, direction: int) -> None:
