@@ -216,3 +216,26 @@ class TestSignals:
         transcript = next((Path(env["XDG_DATA_HOME"]) / "tui-agent" / "projects").glob("*/*/transcript.jsonl"))
         kinds = [json.loads(l)["type"] for l in transcript.read_text().splitlines()]
         assert kinds == ["user", "assistant", "user", "result"]
+
+    def test_a_second_sigint_during_cleanup_kills_what_is_left_at_once(self, env, work):
+        # The command ignores SIGTERM, so the first abort has to wait out the grace period.
+        script = [Reply([ToolUse("Bash", {"command": "trap '' TERM; sleep 30 & wait; sleep 30"}, id="stubborn")])]
+        with serve(script, env):
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "tui_agent", "-p", "x", "--output-format", "stream-json", "--allowedTools", "Bash"],
+                env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )
+            deadline = time.monotonic() + 20
+            tree: list[psutil.Process] = []
+            while time.monotonic() < deadline and not any(p.name() == "sleep" for p in tree):
+                time.sleep(0.05)
+                tree = psutil.Process(proc.pid).children(recursive=True)
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.05)
+            t0 = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=10)
+            elapsed = time.monotonic() - t0
+        assert proc.returncode == 130
+        assert elapsed < 0.4, "the second Ctrl+C does not wait for the grace period"
+        assert _descendants_gone([p.pid for p in tree])
