@@ -402,7 +402,9 @@ class StreamingToolExecutor:
         if tracked.state == RUNNING:
             elapsed = self._clock() - tracked.t_start
             text = f"{reason} after {elapsed:.1f}s"
-            partial = "".join(tracked.partial)
+            # A tool may leave its own record of what it printed (Bash keeps its whole captured output).
+            kept = self._ctx.services.get("partial_output", {}).pop(tracked.id, None)
+            partial = kept if kept is not None else "".join(tracked.partial)
             if partial.strip():
                 text += "\nPartial output before it was stopped:\n" + partial[-PARTIAL_OUTPUT_KEEP:]
         else:
