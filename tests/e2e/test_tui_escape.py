@@ -66,7 +66,7 @@ async def test_escape_while_waiting_for_a_tool_to_start_and_during_retry(project
     app, _ = build(project, script)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"hello", "enter")
-        await until(pilot, lambda: "retrying in 5s (attempt 1)" in transcript_text(app))
+        await until(pilot, lambda: "retrying in 5.0s (attempt 1)" in transcript_text(app))
         await pilot.press("escape")
         await until_idle(pilot, app, timeout=2)
         text = transcript_text(app)
