@@ -73,10 +73,8 @@ def transcript_text(app: TuiAgentApp) -> str:
     transcript = app.transcript
     transcript.flush()
     lines = []
-    for item, drawing in zip(transcript.items, transcript._drawings):
-        if drawing.evicted:
-            drawing.update(transcript._render_context(), item)
-        lines.extend(drawing.line(i).text.rstrip() for i in range(drawing.height))
+    for drawing in transcript._drawings:
+        lines.extend(drawing.line(i).text.rstrip() for i in range(drawing.height))  # draws dropped lines again
     return "\n".join(lines)
 
 

@@ -6,6 +6,8 @@ the selected item by painting over the first cell.
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +26,9 @@ COLLAPSED_PREVIEW_LINES = 3
 COLLAPSED_DIFF_LINES = 12
 EXPANDED_MAX_LINES = 400
 CODE_THEME = "monokai"
+
+# The language of a fenced code block: the first word after the fence.
+_FENCE_LANGUAGE = re.compile(r"^( {0,3}(?:`{3,}|~{3,})[ \t]*)([^\s`]+)", re.MULTILINE)
 
 STATUS_GLYPHS = {"ok": "✓", "error": "✗", "denied": "⊘", "cancelled": "■", "running": "●", "queued": "○", "waiting": "?"}
 
@@ -67,8 +72,28 @@ def blank_line(ctx: RenderContext) -> Strip:
 def render_markdown_block(ctx: RenderContext, source: str, first: bool) -> list[Strip]:
     from rich.markdown import Markdown  # ~40 ms to import: not on the path to the first frame
 
-    strips = to_strips(ctx, Markdown(source, code_theme=CODE_THEME), ctx.body_width)
+    markdown = Markdown(_builtin_languages_only(source), code_theme=CODE_THEME)
+    strips = to_strips(ctx, markdown, ctx.body_width)
     return with_gutter(ctx, strips, "●" if first else "", "text")
+
+
+@functools.cache
+def _builtin_lexer_names() -> frozenset[str]:
+    from pygments.lexers._mapping import LEXERS
+
+    return frozenset(alias for _module, _name, aliases, _files, _mimes in LEXERS.values() for alias in aliases)
+
+
+def _builtin_languages_only(source: str) -> str:
+    """Drop a code block's language unless Pygments has it built in (the block shows as plain text).
+
+    Why: Pygments looks an unknown name up in its plugins, which imports every installed package that
+    offers lexers (IPython's import all of IPython and prompt_toolkit: +25 MB, ~0.5 s on the UI's
+    thread). While a fence streams in, its language is often a prefix ("pyt"), so this happened on
+    almost every answer with code.
+    """
+    names = _builtin_lexer_names()
+    return _FENCE_LANGUAGE.sub(lambda m: m.group(0) if m.group(2).lower() in names else m.group(1), source)
 
 
 def render_user(ctx: RenderContext, item: UserPrompt) -> list[Strip]:

@@ -2,10 +2,11 @@
 
 Why not one widget per message: every layout change re-lays-out every mounted widget, scrolled-off
 ones included, so a long session gets slower with each message. Here the pane is ONE widget (a
-ScrollView). Each item is drawn once into cached lines (Strips) at the current width; `render_line`
-serves only the visible lines by looking them up. The answer being streamed is drawn incrementally:
-its finished Markdown blocks once each, its unfinished tail again at most 20 times a second (a
-one-shot timer armed by changes, so an idle pane costs nothing).
+ScrollView). Each item is drawn once into cached lines (Strips, see drawings.py) at the current
+width; `render_line` serves only the visible lines by looking them up. The answer being streamed is
+drawn incrementally: its finished Markdown blocks once each, its unfinished tail again at most 20
+times a second (a one-shot timer armed by changes, so an idle pane costs nothing). Past a line
+budget, lines out of view are dropped (heights kept) and drawn again if scrolled back to.
 """
 
 from __future__ import annotations
@@ -21,112 +22,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from .cells import (
-    RenderContext,
-    render_markdown_block,
-    render_notice,
-    render_thinking,
-    render_tool,
-    render_user,
-)
+from .cells import RenderContext
+from .drawings import Drawing, MarkdownDrawing
 from .role_styles import role_styles
-from .transcript_items import AssistantText, NoticeLine, ThinkingText, ToolCell, TranscriptItem, UserPrompt
+from .transcript_items import AssistantText, TranscriptItem
 
 REFRESH_INTERVAL = 0.05  # the live tail is redrawn at most 20 times a second
-LINE_BUDGET = 4_000  # drawn lines kept in memory; items beyond it keep only their height
+LINE_BUDGET = 4_000  # drawn lines kept in memory; beyond it, lines out of view keep only their height
 ROLES = ("text", "muted", "primary", "accent", "ok", "error", "warning", "user", "tool-name", "thinking", "diff-add", "diff-remove", "selected")
-
-
-class _Drawing:
-    """An item's drawn lines, with the key they were drawn for. Line 0 is the blank line above it.
-
-    An evicted drawing keeps only its height; it is drawn again (same width, same lines) when shown.
-    """
-
-    def __init__(self) -> None:
-        self.key: object = None
-        self.lines: list[Strip] = []
-        self.evicted_height: int | None = None
-
-    @property
-    def evicted(self) -> bool:
-        return self.evicted_height is not None
-
-    @property
-    def height(self) -> int:
-        return self.evicted_height if self.evicted_height is not None else len(self.lines)
-
-    def evict(self) -> None:
-        self.evicted_height = self.height
-        self.key, self.lines = None, []
-
-    def line(self, index: int) -> Strip:
-        return self.lines[index]
-
-    def update(self, ctx: RenderContext, item: TranscriptItem) -> None:
-        key = (ctx.width, item.version, item.call.version if isinstance(item, ToolCell) else 0)
-        if key == self.key:
-            return
-        self.key = key
-        if isinstance(item, UserPrompt):
-            body = render_user(ctx, item)
-        elif isinstance(item, ThinkingText):
-            body = render_thinking(ctx, item)
-        elif isinstance(item, ToolCell):
-            body = render_tool(ctx, item)
-        elif isinstance(item, NoticeLine):
-            body = render_notice(ctx, item)
-        else:
-            raise TypeError(f"no drawing for {type(item).__name__}")
-        self.lines = [Strip.blank(ctx.width), *body]
-        self.evicted_height = None
-
-
-class _MarkdownDrawing(_Drawing):
-    """A streamed answer: finished blocks are drawn once and kept; only the tail is drawn again."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.width = 0
-        self.done_blocks = 0
-        self.done_lines: list[Strip] = []
-        self.tail_source = ""
-        self.tail_lines: list[Strip] = []
-
-    @property
-    def height(self) -> int:
-        if self.evicted_height is not None:
-            return self.evicted_height
-        return len(self.done_lines) + len(self.tail_lines)
-
-    def evict(self) -> None:
-        self.evicted_height = self.height
-        self.width, self.done_blocks, self.done_lines, self.tail_lines, self.tail_source = 0, 0, [], [], ""
-
-    def line(self, index: int) -> Strip:
-        done = len(self.done_lines)
-        return self.done_lines[index] if index < done else self.tail_lines[index - done]
-
-    def update(self, ctx: RenderContext, item: TranscriptItem) -> None:
-        assert isinstance(item, AssistantText)
-        stream = item.stream
-        if ctx.width != self.width:
-            self.width, self.done_blocks, self.done_lines, self.tail_source = ctx.width, 0, [], "\0"
-            self.done_lines = [Strip.blank(ctx.width)]
-        for source in stream.finished[self.done_blocks :]:
-            if self.done_blocks:
-                self.done_lines.append(Strip.blank(ctx.width))
-            self.done_lines.extend(render_markdown_block(ctx, source, first=self.done_blocks == 0))
-            self.done_blocks += 1
-        tail = stream.tail
-        if tail != self.tail_source:
-            self.tail_source = tail
-            if not tail:
-                self.tail_lines = []
-            else:
-                gap = [Strip.blank(ctx.width)] if self.done_blocks else []
-                self.tail_lines = gap + render_markdown_block(ctx, tail, first=self.done_blocks == 0)
-        self.evicted_height = None
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -143,7 +46,7 @@ class Transcript(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.items: list[TranscriptItem] = []
-        self._drawings: list[_Drawing] = []
+        self._drawings: list[Drawing] = []
         self._index: dict[int, int] = {}  # id(item) -> position
         self._starts: list[int] = []  # first line of each item
         self._dirty: set[int] = set()
@@ -158,7 +61,7 @@ class Transcript(ScrollView, can_focus=True):
     def add(self, item: TranscriptItem, *, now: bool = False) -> None:
         self._index[id(item)] = len(self.items)
         self.items.append(item)
-        self._drawings.append(_MarkdownDrawing() if isinstance(item, AssistantText) else _Drawing())
+        self._drawings.append(MarkdownDrawing(item) if isinstance(item, AssistantText) else Drawing(item))
         self._dirty.add(len(self.items) - 1)
         self.flush() if now else self._schedule()
 
@@ -211,7 +114,7 @@ class Transcript(ScrollView, can_focus=True):
         ctx = self._render_context()
         first = min(self._dirty)
         for position in self._dirty:
-            self._drawings[position].update(ctx, self.items[position])
+            self._drawings[position].update(ctx)
         self._dirty.clear()
         # Only the starts after the first changed item can move.
         del self._starts[first:]
@@ -225,21 +128,18 @@ class Transcript(ScrollView, can_focus=True):
             self.scroll_end(animate=False, immediate=False, x_axis=False)
 
     def _evict_beyond_budget(self) -> None:
-        """Bound memory however long the session: drop the lines of the oldest items out of view."""
-        loaded = sum(d.height for d in self._drawings if not d.evicted)
+        """Bound memory however long the session or the answer: drop the oldest lines out of view."""
+        loaded = sum(d.loaded for d in self._drawings)
         if loaded <= LINE_BUDGET:
             return
         # Following: the view is about to be at the end (scroll_end is applied after this refresh).
         top = max(0, self.virtual_size.height - self.size.height) if self.following else self.scroll_offset.y
-        visible = range(self.item_at(top) or 0, (self.item_at(top + self.size.height) or len(self.items) - 1) + 1)
-        for position, drawing in enumerate(self._drawings):
+        bottom = top + self.size.height
+        for start, drawing in zip(self._starts, self._drawings):
             if loaded <= LINE_BUDGET:
                 break
-            item = self.items[position]
-            if drawing.evicted or position in visible or (isinstance(item, AssistantText) and not item.stream.closed):
-                continue
-            loaded -= drawing.height
-            drawing.evict()
+            in_view = range(max(0, top - start), max(0, min(drawing.height, bottom - start)))
+            loaded -= drawing.evict(in_view, loaded - LINE_BUDGET)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -266,13 +166,13 @@ class Transcript(ScrollView, can_focus=True):
         if position < 0 or position >= len(self._drawings):
             return Strip.blank(width, self.rich_style)
         drawing = self._drawings[position]
-        if drawing.evicted:
-            drawing.update(self._render_context(), self.items[position])
-            self._schedule()  # the next flush evicts others to stay within the budget
         offset = line_no - self._starts[position]
         if offset >= drawing.height:
             return Strip.blank(width, self.rich_style)
-        strip = drawing.line(offset)
+        loaded = drawing.loaded
+        strip = drawing.line(offset)  # draws dropped lines again
+        if drawing.loaded > loaded:
+            self._schedule()  # the next flush drops others to stay within the budget
         if position == self.selected and offset > 0 and self.has_focus:
             marker = Segment("▌", self._render_context().style("selected"))
             strip = Strip.join([Strip([marker], 1), strip.crop(1, strip.cell_length)])
