@@ -126,10 +126,7 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
 
     printer = HeadlessPrinter(fmt, verbose)
 
-    def notice(level: str, text: str) -> None:
-        printer(Notice(level if level in ("info", "warning", "error") else "info", text))  # type: ignore[arg-type]
-
-    agent = build_agent(settings, emit=printer, ask=None, on_notice=notice)
+    agent = build_agent(settings, emit=printer, ask=None, on_notice=lambda level, text: printer(Notice.of(level, text)))
     printer.permission_mode = getattr(agent.policy, "mode", "default")
     loop = asyncio.get_running_loop()
     received: list[int] = []

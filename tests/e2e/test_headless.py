@@ -239,3 +239,18 @@ class TestSignals:
         assert proc.returncode == 130
         assert elapsed < 0.4, "the second Ctrl+C does not wait for the grace period"
         assert _descendants_gone([p.pid for p in tree])
+
+
+class TestSettingsFiles:
+    def test_a_malformed_settings_file_is_named_and_ignored(self, env, work):
+        settings = Path(env["HOME"]) / ".claude" / "settings.json"
+        settings.parent.mkdir(parents=True)
+        settings.write_text('{"permissions": {"allow": ["Write"]')  # cut short
+        target = str(work / "new.txt")
+        script = [Reply([ToolUse("Write", {"file_path": target, "content": "x"}, id="w")]), Reply([Text("done")])]
+        with serve(script, env):
+            proc = run_cli(["-p", "write", "--output-format", "json"], env, work)
+        assert proc.returncode == 0 and json.loads(proc.stdout)["result"] == "done"
+        assert str(settings) in proc.stderr and "Traceback" not in proc.stderr
+        # Nothing of the broken file applied: the write still needed permission, and was denied.
+        assert [d["tool_use_id"] for d in json.loads(proc.stdout)["permission_denials"]] == ["w"]

@@ -171,6 +171,11 @@ class Notice:
     level: Literal["info", "warning", "error"]
     text: str
 
+    @classmethod
+    def of(cls, level: str, text: str) -> "Notice":
+        """A notice from a component that names its levels freely (unknown levels become info)."""
+        return cls(level if level in ("info", "warning", "error") else "info", text)  # type: ignore[arg-type]
+
 
 @dataclass(frozen=True, slots=True)
 class LoopEnded:

@@ -137,7 +137,7 @@ class TuiAgentApp(App[int]):
         self.agent = build_agent(
             self.settings,
             emit=self.batcher,
-            on_notice=lambda level, text: self.batcher(Notice(level if level in ("info", "warning", "error") else "info", text)),  # type: ignore[arg-type]
+            on_notice=lambda level, text: self.batcher(Notice.of(level, text)),
             scripted=self._scripted,
             clock=self.clock,  # lane timers and event times on one clock (a fixed one in snapshots)
         )
