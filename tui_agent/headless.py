@@ -46,7 +46,7 @@ def result_object(ended: LoopEnded, session_id: str) -> dict[str, Any]:
         "duration_ms": ended.duration_ms,
         "duration_api_ms": ended.duration_api_ms,
         "num_turns": ended.num_turns,
-        "result": ended.result if not (is_error and not ended.result) else ended.detail,
+        "result": ended.result or (ended.detail if is_error else ""),
         "detail": ended.detail,
         "session_id": session_id,
         "total_cost_usd": ended.total_cost_usd,

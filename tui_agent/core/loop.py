@@ -145,6 +145,7 @@ class Agent:
         self.denials: list[dict[str, Any]] = []
         self.results = ResultStore(session.dir, self.options.message_budget)
         self.context = ToolContext(workspace, session.dir, FileReadState())
+        self._system: list[dict[str, Any]] | None = None
         self._signal: AbortSignal | None = None
         self._executor: StreamingToolExecutor | None = None
 
@@ -180,10 +181,14 @@ class Agent:
         self.session.append(message["role"], message=message)
 
     def system_blocks(self) -> list[dict[str, Any]]:
-        text = self.options.system_prompt or default_system_prompt(self.workspace)
-        if self.options.append_system_prompt:
-            text += "\n\n" + self.options.append_system_prompt
-        return [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]
+        # Built once per session: a system prompt that changed (the date at midnight) would break the
+        # prompt cache on every later request.
+        if self._system is None:
+            text = self.options.system_prompt or default_system_prompt(self.workspace)
+            if self.options.append_system_prompt:
+                text += "\n\n" + self.options.append_system_prompt
+            self._system = [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]
+        return self._system
 
     def build_request(self) -> dict[str, Any]:
         request: dict[str, Any] = {
