@@ -12,84 +12,47 @@ Rules (DESIGN §1.5-1.9, §2):
 - Results come back in tool_use order; progress is emitted as it happens.
 - A failing shell command cancels its running shell siblings; other failures stay alone.
 - Abort (the run's signal, or one tool's own child signal) cancels what runs, starts nothing more, and
-  every tool without a real result gets an is_error "interrupted" result, with partial output.
+  every tool without a real result gets an is_error "interrupted" result, with partial output. Every
+  tracked call ends with exactly one result whatever state the abort finds it in (preparing, waiting
+  for an answer, queued, a task not yet started, running); once the run is aborted, waiting for the
+  results takes at most the process-kill grace and a little more.
+
+One call's preparation and run live in `tool_call.py`; here: intake, the queue, lanes and results.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-import uuid
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
+from ..tools.processes import KILL_GRACE_S
 from ..tools.registry import ToolRegistry
 from ..tools.validation import format_validation_error, tool_use_error
 from .abort import AbortSignal
-from .events import (
-    Event,
-    PermissionAnswered,
-    PermissionAsked,
-    ToolFinished,
-    ToolProgress,
-    ToolQueued,
-    ToolStarted,
-    ToolStatus,
-)
-from .permission_types import (
-    AskHandler,
-    PermissionAnswer,
-    PermissionCheck,
-    PermissionDecision,
-    PermissionPolicy,
-    PermissionRequest,
-)
+from .events import Event, ToolFinished, ToolQueued, ToolStarted, ToolStatus
+from .permission_types import AskHandler, PermissionPolicy
 from .results import ResultStore, ToolResultBlock
+from .tool_call import (  # noqa: F401  (INTERRUPTED, REJECTED, SHELL_TOOLS: re-exported)
+    DONE,
+    INTERRUPTED,
+    PARTIAL_OUTPUT_KEEP,
+    PREPARING,
+    QUEUED,
+    REJECTED,
+    RUNNING,
+    SHELL_TOOLS,
+    ToolCallRunner,
+    TrackedTool,
+    summarize,
+)
+from ..tools.base import ToolContext
 
 DEFAULT_MAX_CONCURRENCY = 10
-PARTIAL_OUTPUT_KEEP = 4_000
-SHELL_TOOLS = frozenset({"Bash"})
-
-INTERRUPTED = "Interrupted by user"
-REJECTED = (
-    "The user doesn't want to proceed with this tool use. The tool use was rejected "
-    "(eg. if it was a file edit, the new_string was NOT written to the file)."
-)
-
-# States a tracked tool moves through.
-PREPARING, QUEUED, RUNNING, DONE = "preparing", "queued", "running", "done"
-
-
-@dataclass(slots=True, eq=False)
-class TrackedTool:
-    index: int
-    block: dict[str, Any]
-    tool: Tool[Any] | None
-    input: Any
-    safe: bool
-    signal: AbortSignal
-    state: str = PREPARING
-    lane: int = -1
-    t_queued: float = 0.0
-    t_start: float = 0.0
-    t_end: float = 0.0
-    task: asyncio.Task[None] | None = None
-    result: ToolResultBlock | None = None
-    status: ToolStatus = "ok"
-    data: Any = None
-    partial: list[str] = field(default_factory=list)
-    partial_len: int = 0
-
-    @property
-    def id(self) -> str:
-        return str(self.block.get("id", ""))
-
-    @property
-    def name(self) -> str:
-        return str(self.block.get("name", ""))
+# After an abort, a tool that has not reported within the kill grace plus this is ended for it.
+ABORT_SLACK_S = 0.1
 
 
 class StreamingToolExecutor:
@@ -126,7 +89,13 @@ class StreamingToolExecutor:
         # Tools before this index are all done: the queue scan starts here (keeps 1,000 calls linear).
         self._scan_from = 0
         self._changed = asyncio.Event()
+        self._aborted_at: float | None = None
         self._remove_abort = signal.on_abort(self._on_run_abort)
+        self._calls = ToolCallRunner(
+            policy=policy, ask=ask, context=context, emit=emit, denials=denials, clock=clock,
+            finish=self._finish, ready=self._ready, interrupted=self._finish_interrupted,
+            on_failed_shell=self._cancel_shell_siblings,
+        )
 
     # ----- intake ---------------------------------------------------------------------------
     def add_tool(self, block: dict[str, Any], parse_error: str | None = None) -> None:
@@ -154,7 +123,11 @@ class StreamingToolExecutor:
                 tracked.safe = bool(tool.is_concurrency_safe(tracked.input))
             except Exception:
                 tracked.safe = False  # a check that fails means unsafe
-        summary = self._summary(tracked)
+            try:
+                tracked.read_only = bool(tool.is_read_only(tracked.input))
+            except Exception:
+                tracked.read_only = False
+        summary = summarize(tracked)
         self._emit(ToolQueued(tracked.id, name, raw, summary, tracked.safe, tracked.t_queued))
 
         if error is not None:
@@ -163,96 +136,27 @@ class StreamingToolExecutor:
         if self._signal.aborted:
             self._finish_interrupted(tracked)
             return
-        tracked.task = asyncio.get_running_loop().create_task(self._prepare(tracked))
+        self._track_task(tracked, self._calls.prepare(tracked))
         tracked.signal.on_abort(lambda _reason, t=tracked: t.task.cancel() if t.task else None)
 
-    def _summary(self, tracked: TrackedTool) -> str:
-        if tracked.tool is None or tracked.input is None:
-            return ""
-        try:
-            return tracked.tool.summarize(tracked.input)
-        except Exception:
-            return ""
+    def _track_task(self, tracked: TrackedTool, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        tracked.task = task
+        task.add_done_callback(lambda _t, t=tracked, task=task: self._task_ended(t, task))
 
-    # ----- validation + permission ----------------------------------------------------------
-    async def _prepare(self, tracked: TrackedTool) -> None:
-        tool, inp = tracked.tool, tracked.input
-        assert tool is not None
-        try:
-            problem = await tool.validate_input(inp, self._ctx)
-            if problem:
-                self._finish(tracked, tool_use_error(problem), is_error=True, status="error")
-                return
-            try:
-                read_only = bool(tool.is_read_only(inp))
-            except Exception:
-                read_only = False
-            check = PermissionCheck(tool, inp, tracked.block.get("input") or {}, tracked.id, self._ctx.workspace, read_only)
-            decision = await self._policy.decide(check)
-            if decision.behavior == "deny":
-                self._deny(tracked, decision.message or f"Permission to use {tool.name} has been denied.")
-                return
-            if decision.behavior == "ask":
-                allowed = await self._ask_user(tracked, read_only, decision)
-                if not allowed:
-                    return
-        except asyncio.CancelledError:
+    def _task_ended(self, tracked: TrackedTool, task: asyncio.Task[None]) -> None:
+        """A task cancelled before its first step never ran its own handler: end its call here."""
+        if tracked.task is task and tracked.state in (PREPARING, RUNNING):
             self._finish_interrupted(tracked)
-            return
-        except Exception as exc:  # a broken check must not crash the loop
-            self._finish(tracked, tool_use_error(f"Error: {type(exc).__name__}: {exc}"), is_error=True, status="error")
-            return
+
+    def _ready(self, tracked: TrackedTool) -> None:
+        """Allowed and checked: the call waits for a lane (or ends at once if the run was aborted)."""
         tracked.task = None
         tracked.state = QUEUED
+        if self._signal.aborted or tracked.signal.aborted:
+            self._finish_interrupted(tracked)
+            return
         self._process_queue()
-
-    async def _ask_user(self, tracked: TrackedTool, read_only: bool, decision: PermissionDecision) -> bool:
-        tool = tracked.tool
-        assert tool is not None
-        try:
-            diff = await tool.describe_change(tracked.input, self._ctx)
-        except Exception:
-            diff = None
-        request = PermissionRequest(
-            id=uuid.uuid4().hex[:12],
-            tool_use_id=tracked.id,
-            tool_name=tool.name,
-            input=tracked.block.get("input") or {},
-            summary=self._summary(tracked),
-            read_only=read_only,
-            reason=decision.message,
-            diff=diff,
-            suggestions=decision.suggestions,
-            grants=decision.grants,
-        )
-        self._emit(PermissionAsked(request.id, tracked.id, tool.name, request.summary, self._clock()))
-        if self._ask is None:
-            answer = PermissionAnswer("deny")
-            message = (
-                f"Permission to use {tool.name} was not granted: no one can be asked in this mode. "
-                "Allow it with --allowedTools or --permission-mode."
-            )
-        else:
-            answer = await self._ask(request)
-            message = REJECTED + (f"\nThe user said:\n{answer.words}" if answer.words else "")
-        remember = getattr(self._policy, "remember", None)
-        if remember is not None:
-            try:
-                remember(request, answer)
-            except Exception as exc:  # e.g. settings file not writable: still honour this answer
-                from .events import Notice
-
-                self._emit(Notice("error", f"Could not save the permission rule: {exc}"))
-        self._emit(PermissionAnswered(request.id, tracked.id, answer.allowed, answer.words))
-        if not answer.allowed:
-            self._deny(tracked, message, words=answer.words)
-            return False
-        return True
-
-    def _deny(self, tracked: TrackedTool, message: str, words: str = "") -> None:
-        self._denials.append({"tool_name": tracked.name, "tool_use_id": tracked.id, "tool_input": tracked.block.get("input") or {}})
-        tracked.data = {"type": "denied", "words": words}
-        self._finish(tracked, message, is_error=True, status="denied")
 
     # ----- scheduling -----------------------------------------------------------------------
     def _process_queue(self) -> None:
@@ -297,49 +201,15 @@ class StreamingToolExecutor:
         self._running_unsafe += not tracked.safe
         tracked.lane = lane
         tracked.state = RUNNING
+        tracked.ran = True
         tracked.t_start = self._clock()
         self._emit(ToolStarted(tracked.id, tracked.name, lane, tracked.t_start))
-        tracked.task = asyncio.get_running_loop().create_task(self._run(tracked))
-
-    async def _run(self, tracked: TrackedTool) -> None:
-        tool = tracked.tool
-        assert tool is not None
-
-        def progress(text: str, t: TrackedTool = tracked) -> None:
-            if t.partial_len < PARTIAL_OUTPUT_KEEP * 4:
-                t.partial.append(text)
-                t.partial_len += len(text)
-            self._emit(ToolProgress(t.id, text))
-
-        ctx = self._ctx.for_call(tracked.id, progress)
-        try:
-            output = await tool.call(tracked.input, ctx)
-        except asyncio.CancelledError:
-            self._finish_interrupted(tracked)
-            return
-        except ToolError as exc:
-            output = ToolOutput(str(exc), is_error=True)
-        except Exception as exc:
-            output = ToolOutput(f"Error: {type(exc).__name__}: {exc}", is_error=True)
-        if tracked.signal.aborted and tracked.state != DONE:
-            self._finish_interrupted(tracked)
-            return
-        tracked.data = output.data
-        self._finish(
-            tracked,
-            output.content,
-            is_error=output.is_error,
-            status="error" if output.is_error else "ok",
-            max_size=tool.max_result_size_chars,
-            full_output_path=output.full_output_path,
-        )
-        if output.is_error and tracked.name in SHELL_TOOLS:
-            self._cancel_shell_siblings(tracked, output.content)
+        self._track_task(tracked, self._calls.run(tracked))
 
     def _cancel_shell_siblings(self, failed: TrackedTool, content: Any) -> None:
         first = str(content).strip().splitlines()
         why = first[-1] if first else "it failed"
-        reason = f"Cancelled: parallel shell command `{self._summary(failed)}` failed ({why[:200]})"
+        reason = f"Cancelled: parallel shell command `{summarize(failed)}` failed ({why[:200]})"
         for other in self._tools:
             if other is not failed and other.state == RUNNING and other.name in SHELL_TOOLS:
                 other.signal.abort(reason)
@@ -413,6 +283,8 @@ class StreamingToolExecutor:
 
     def _on_run_abort(self, reason: str) -> None:
         # Children have their own callbacks (cancel their task); here: queued tools never start.
+        self._aborted_at = time.monotonic()
+        self._changed.set()
         for tracked in self._tools:
             if tracked.state == QUEUED:
                 self._finish_interrupted(tracked)
@@ -437,22 +309,45 @@ class StreamingToolExecutor:
     def running_ids(self) -> list[str]:
         return [t.id for t in self._tools if t.state == RUNNING]
 
-    async def get_remaining_results(self) -> list[ToolResultBlock]:
-        """Wait for every tool to have its result; then the results in tool_use order, budget applied."""
+    def started_effects(self) -> bool:
+        """A call that may have changed the world was started (anything but a safe read-only one)."""
+        return any(t.ran and t.has_effects for t in self._tools)
+
+    async def _wait_all_done(self) -> None:
+        """Until every call has its result. Once the run is aborted, a call that has not reported
+        within the process-kill grace (plus a little) is ended here: the loop never hangs on it."""
         while self._done < len(self._tools):
             self._changed.clear()
-            await self._changed.wait()
+            if self._aborted_at is None:
+                await self._changed.wait()
+                continue
+            left = self._aborted_at + KILL_GRACE_S + ABORT_SLACK_S - time.monotonic()
+            if left <= 0:
+                for tracked in self._tools:
+                    if tracked.state != DONE:
+                        self._finish_interrupted(tracked)
+                return
+            try:
+                await asyncio.wait_for(self._changed.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+
+    async def get_remaining_results(self) -> list[ToolResultBlock]:
+        """Wait for every tool to have its result; then the results in tool_use order, budget applied."""
+        await self._wait_all_done()
         self._remove_abort()
         return self._results.apply_budget([t.result for t in self._tools if t.result is not None])
 
     async def discard(self, reason: str) -> None:
-        """The stream this executor served failed and will be retried: stop its tools, drop results."""
+        """The response this executor served is dropped: stop its tools (each still gets its final
+        state, so every lane ends) and forget their results."""
+        if self._aborted_at is None:
+            self._aborted_at = time.monotonic()
         for tracked in self._tools:
             if tracked.state != DONE:
                 tracked.signal.abort(reason)
                 if tracked.state == QUEUED:
                     self._finish_interrupted(tracked)
-        tasks = [t.task for t in self._tools if t.task is not None and not t.task.done()]
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        self._changed.set()
+        await self._wait_all_done()
         self._remove_abort()

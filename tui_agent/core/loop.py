@@ -3,10 +3,12 @@
 Invariants (DESIGN §1):
 - the model is stateless: every request carries the whole history; the assistant message is stored
   whole, in order (text, thinking and tool_use blocks, tool input exactly as received);
-- the only signal to continue is "this response contained a tool_use block";
+- the only signal to continue is "this response contained a tool_use block" (stop reasons only say
+  what to do with a cut or paused response: `stop_reasons.py`);
 - every tool_use gets exactly one tool_result, all in ONE user message, in tool_use order, also after
-  denials, errors and aborts;
-- a response that fails midway is never half-applied: its attempt is discarded and retried;
+  denials, errors and aborts (`history.results_message`);
+- a response that fails midway is never half-applied: `attempt.py` discards and retries it, or keeps
+  its complete blocks when tools with effects already ran;
 - the loop always ends with an explicit reason (LoopEnded), never silently.
 """
 
@@ -15,34 +17,36 @@ from __future__ import annotations
 import asyncio
 import platform
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 from typing import Any, Callable
 
 from ..tools.base import ToolContext, Workspace, FileReadState
 from ..tools.registry import ToolRegistry
+from ..tools.validation import tool_use_error
 from .abort import AbortSignal
+from .accounting import Totals
+from .attempt import CUT_NOTE, Response, ResponseStreamer
 from .events import (
     AssistantMessageFinished,
     EndReason,
     Event,
     LoopEnded,
-    Retrying,
+    Notice,
     RunStarted,
-    TextDelta,
-    ThinkingDelta,
     ToolResultsSent,
     TurnStarted,
-    UsageUpdated,
 )
 from .executor import DEFAULT_MAX_CONCURRENCY, StreamingToolExecutor
-from .model import MessageAssembler, ModelClient, ModelError, final_error, retry_plan
+from .history import INTERRUPT_NOTE, last_text, normalize_for_api, repair_message, results_message
+from .model import ModelClient
 from .permission_types import AskHandler, PermissionPolicy
-from .pricing import cost_usd
 from .results import DEFAULT_MESSAGE_BUDGET, ResultStore
 from .session import Session
+from .stop_reasons import RESUME_PROMPT, SPLIT_THE_WORK, StopReasons, Verdict
 
-INTERRUPT_NOTE = "[Request interrupted by user]"
+__all__ = ["Agent", "LoopOptions", "Totals", "INTERRUPT_NOTE", "normalize_for_api", "last_text", "default_system_prompt"]
+
 DEFAULT_MAX_TURNS = 50
 
 
@@ -66,50 +70,6 @@ class LoopOptions:
     append_system_prompt: str | None = None
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     message_budget: int = DEFAULT_MESSAGE_BUDGET
-
-
-@dataclass(slots=True)
-class Totals:
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cost_usd: float | None = 0.0
-    cost_by_model: dict[str, float | None] = field(default_factory=dict)
-
-    def as_usage(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_read_input_tokens": self.cache_read_input_tokens,
-            "cache_creation_input_tokens": self.cache_creation_input_tokens,
-        }
-
-
-def normalize_for_api(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Merge consecutive messages of one role (an interrupt note followed by the next prompt) and put
-    a cache breakpoint on the last block. The history itself is never changed."""
-    out: list[dict[str, Any]] = []
-    for msg in history:
-        content = msg["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
-        if out and out[-1]["role"] == msg["role"]:
-            out[-1]["content"].extend(blocks)
-        else:
-            out.append({"role": msg["role"], "content": blocks})
-    if out and out[-1]["content"]:
-        last = out[-1]["content"]
-        last[-1] = {**last[-1], "cache_control": {"type": "ephemeral"}}
-    return out
-
-
-def last_text(message: dict[str, Any] | None) -> str:
-    if not message:
-        return ""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
 
 
 class Agent:
@@ -204,17 +164,27 @@ class Agent:
 
     def _repair_history(self, why: str) -> None:
         """Give every tool_use of the last assistant message a result (after an unexpected failure)."""
-        if not self.history or self.history[-1]["role"] != "assistant":
-            return
-        ids = [b["id"] for b in self.history[-1]["content"] if b.get("type") == "tool_use"]
-        if ids:
-            self._append({
-                "role": "user",
-                "content": [
-                    {"type": "tool_result", "tool_use_id": i, "content": f"<tool_use_error>{why}</tool_use_error>", "is_error": True}
-                    for i in ids
-                ],
-            })
+        message = repair_message(self.history, why)
+        if message is not None:
+            self._append(message)
+
+    def _new_executor(self) -> StreamingToolExecutor:
+        assert self._signal is not None
+        return StreamingToolExecutor(
+            registry=self.registry,
+            policy=self.policy,
+            ask=self.ask,
+            context=self.context,
+            results=self.results,
+            emit=self.emit,
+            signal=self._signal,
+            denials=self.denials,
+            max_concurrency=self.options.max_concurrency,
+            clock=self.clock,
+        )
+
+    def _set_executor(self, executor: StreamingToolExecutor | None) -> None:
+        self._executor = executor
 
     # ----- the loop --------------------------------------------------------------------------
     async def run(self, prompt: str | list[dict[str, Any]]) -> LoopEnded:
@@ -223,6 +193,8 @@ class Agent:
         started = self.clock()
         api_seconds = 0.0
         turns = 0
+        streamer = ResponseStreamer(self.model, self._new_executor, self.emit, self._set_executor, self.clock)
+        stops = StopReasons(self.model.config.model)
         self.emit(RunStarted(self.session.id, self.model.config.model, prompt if isinstance(prompt, str) else "", self.registry.names, str(self.workspace.root), self.demo))
         self._append({"role": "user", "content": prompt})
 
@@ -252,37 +224,43 @@ class Agent:
                 self.num_requests += 1
                 self.emit(TurnStarted(turns))
                 request = self.build_request()
+                raised = stops.max_tokens_override()
+                if raised is not None:
+                    request["max_tokens"] = raised
                 t_api = self.clock()
-                outcome = await self._stream_turn(request, signal)
+                response = await streamer.respond(request, signal)
                 api_seconds += self.clock() - t_api
-                if isinstance(outcome, ModelError):
-                    return end("prompt_too_long" if outcome.kind == "prompt_too_long" else "model_error", str(outcome))
-                assembler, executor = outcome
-                aborted = signal.aborted
-                content = assembler.content(complete_only=aborted)
-                message = {"role": "assistant", "content": content}
-                if content:
-                    self._append(message)
-                    self.emit(AssistantMessageFinished(message, assembler.stop_reason))
-                self._account(assembler)
-
-                if executor.has_tools:
-                    results = await executor.get_remaining_results()
-                    blocks = [r.to_api() for r in results]
-                    if signal.aborted:
-                        blocks.append({"type": "text", "text": INTERRUPT_NOTE})
-                    user = {"role": "user", "content": blocks}
-                    self._append(user)
-                    self.emit(ToolResultsSent(user))
-                elif signal.aborted:
+                if response.error is not None:
+                    error = response.error
+                    return end("prompt_too_long" if error.kind == "prompt_too_long" else "model_error", str(error))
+                verdict = self._judge(stops, response, signal)
+                if verdict.action == "retry_raised":
+                    # The cut response is not kept: nothing of it ran with effects (judged above).
+                    assert response.executor is not None
+                    self._account(response)
+                    await response.executor.discard("The response was cut off at the output token limit and is being retried.")
+                    self._executor = None
+                    if not signal.aborted:
+                        continue
                     self._append({"role": "user", "content": [{"type": "text", "text": INTERRUPT_NOTE}]})
+                    return end("aborted", f"{(signal.reason or 'interrupted by user').capitalize()}.")
+                message = {"role": "assistant", "content": response.content()}
+                if message["content"]:
+                    self._append(message)
+                    self.emit(AssistantMessageFinished(message, response.assembler.stop_reason))
+                self._account(response)
+                has_tools = await self._answer(message, response, verdict, signal)
                 self._executor = None
 
                 if signal.aborted:
                     reason = (signal.reason or "interrupted by user").capitalize()
                     return end("aborted", f"{reason}.", last_text(message))
-                if not executor.has_tools:
-                    return end("completed", "", last_text(message))
+                if verdict.action == "end":
+                    return end(verdict.reason, verdict.detail, stops.joined(last_text(message)))  # type: ignore[arg-type]
+                if verdict.action in ("resume_text", "pause"):
+                    continue
+                if not has_tools:
+                    return end("completed", "", stops.joined(last_text(message)))
                 budget = self.options.max_budget_usd
                 if budget is not None and self.totals.cost_usd is not None and self.totals.cost_usd >= budget:
                     return end("max_budget_usd", f"Reached the maximum budget (${budget:.2f}); spent ${self.totals.cost_usd:.4f}.")
@@ -295,90 +273,57 @@ class Agent:
             self._repair_history(f"The run failed: {type(exc).__name__}: {exc}")
             return end("model_error", f"Internal error: {type(exc).__name__}: {exc}")
 
-    async def _stream_turn(self, request: dict[str, Any], signal: AbortSignal) -> tuple[MessageAssembler, StreamingToolExecutor] | ModelError:
-        """One model response, retried until it arrives whole, fails for good, or is aborted."""
-        attempt = 0
-        while True:
-            attempt += 1
-            executor = StreamingToolExecutor(
-                registry=self.registry,
-                policy=self.policy,
-                ask=self.ask,
-                context=self.context,
-                results=self.results,
-                emit=self.emit,
-                signal=signal,
-                denials=self.denials,
-                max_concurrency=self.options.max_concurrency,
-                clock=self.clock,
-            )
-            self._executor = executor
-            emit = self.emit
-            assembler = MessageAssembler(
-                on_text=lambda text, index: emit(TextDelta(text, index)),
-                on_thinking=lambda text, index: emit(ThinkingDelta(text, index)),
-                on_tool_use=executor.add_tool,
-            )
-            task = asyncio.get_running_loop().create_task(self.model.stream(request, assembler.feed))
-            remove = signal.on_abort(lambda _r: task.cancel())
-            try:
-                await task
-                return assembler, executor
-            except asyncio.CancelledError:
-                if not signal.aborted:
-                    task.cancel()
-                    raise
-                return assembler, executor
-            except Exception as exc:
-                await executor.discard("The response failed midway and is being retried; this call was discarded.")
-                plan = retry_plan(exc, attempt, self.model.config)
-                if plan is None:
-                    return final_error(exc)
-                self.emit(Retrying(attempt, plan.delay, plan.why))
-                if await self._sleep_or_abort(plan.delay, signal):
-                    return assembler_aborted(executor)
-            finally:
-                remove()
+    def _judge(self, stops: StopReasons, response: Response, signal: AbortSignal) -> Verdict:
+        """What the response's stop reason asks for (nothing, once the run is aborted); recorded."""
+        if signal.aborted or response.cut_by:
+            return Verdict("go_on")
+        executor = response.executor
+        verdict = stops.judge(
+            response.assembler.stop_reason,
+            response.content(),
+            response.assembler.cut_tool_use(),
+            discardable=executor is None or not executor.started_effects(),
+        )
+        if verdict.action != "go_on":
+            self.session.append("system", data={**verdict.record, "stop_reason": response.assembler.stop_reason})
+            if verdict.detail and verdict.action != "end":
+                self.emit(Notice("warning", verdict.detail))
+        return verdict
 
-    async def _sleep_or_abort(self, delay: float, signal: AbortSignal) -> bool:
-        """Sleep `delay` seconds; True when the run was aborted meanwhile."""
+    async def _answer(self, message: dict[str, Any], response: Response, verdict: Verdict, signal: AbortSignal) -> bool:
+        """Append the user message that answers `message`: its tools' results (each tool_use exactly
+        once), then notes. True when the message had tool calls."""
+        executor = response.executor
+        stored = bool(message["content"])
+        has_tools = stored and any(b.get("type") == "tool_use" for b in message["content"])
+        results: list[dict[str, Any]] = []
+        if executor is not None and executor.has_tools:
+            results = [r.to_api() for r in await executor.get_remaining_results()]
+        notes: list[str] = []
+        if verdict.action == "answer_cut_tool":
+            if verdict.cut_tool_id is not None:
+                results = [r for r in results if r.get("tool_use_id") != verdict.cut_tool_id]
+                results.append({"type": "tool_result", "tool_use_id": verdict.cut_tool_id, "content": tool_use_error(SPLIT_THE_WORK), "is_error": True})
+            else:
+                notes.append(SPLIT_THE_WORK)
+        if response.cut_by and has_tools:
+            notes.append(CUT_NOTE)
         if signal.aborted:
-            return True
-        waiter = asyncio.get_running_loop().create_future()
-        remove = signal.on_abort(lambda _r: waiter.done() or waiter.set_result(None))
-        try:
-            await asyncio.wait_for(waiter, delay)
-        except asyncio.TimeoutError:
-            pass
-        finally:
-            remove()
-        return signal.aborted
+            notes.append(INTERRUPT_NOTE)
+        elif verdict.action == "resume_text" and not has_tools:
+            notes.append(RESUME_PROMPT)
+        if not has_tools and not notes:
+            return False
+        user = results_message(message if stored else None, results, notes)
+        if not user["content"]:
+            return has_tools
+        self._append(user)
+        if has_tools:
+            self.emit(ToolResultsSent(user))
+        return has_tools
 
-    def _account(self, assembler: MessageAssembler) -> None:
-        usage = assembler.usage
-        if not usage:
-            return
-        model = assembler.model or self.model.config.model
-        inp = usage.get("input_tokens", 0)
-        out = usage.get("output_tokens", 0)
-        c_read = usage.get("cache_read_input_tokens", 0)
-        c_write = usage.get("cache_creation_input_tokens", 0)
-        cost = cost_usd(model, inp, out, c_read, c_write)
-        t = self.totals
-        t.input_tokens += inp
-        t.output_tokens += out
-        t.cache_read_input_tokens += c_read
-        t.cache_creation_input_tokens += c_write
-        if cost is None:
-            t.cost_usd = None
-        elif t.cost_usd is not None:
-            t.cost_usd += cost
-        prev = t.cost_by_model.get(model, 0.0)
-        t.cost_by_model[model] = None if cost is None or prev is None else prev + cost
-        self.emit(UsageUpdated(model, inp, out, c_read, c_write, t.input_tokens + t.cache_read_input_tokens + t.cache_creation_input_tokens, t.output_tokens, cost, t.cost_usd))
-
-
-def assembler_aborted(executor: StreamingToolExecutor) -> tuple[MessageAssembler, StreamingToolExecutor]:
-    """An empty response for a run aborted between attempts (nothing of it is stored)."""
-    noop = lambda *a: None  # noqa: E731
-    return MessageAssembler(noop, noop, noop), executor
+    def _account(self, response: Response) -> None:
+        assembler = response.assembler
+        update = self.totals.add(assembler.model or self.model.config.model, assembler.usage)
+        if update is not None:
+            self.emit(update)

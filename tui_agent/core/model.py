@@ -103,7 +103,7 @@ def describe_error(exc: BaseException) -> tuple[str, int | None, str, str]:
     return "other", None, type(exc).__name__, str(exc) or type(exc).__name__
 
 
-def retry_plan(exc: BaseException, attempt: int, config: ModelConfig) -> RetryPlan | None:
+def retry_plan(exc: BaseException, attempt: int, config: ModelConfig, elapsed: float = 0.0) -> RetryPlan | None:
     """How long to wait before attempt `attempt + 1`, or None when the error is final."""
     if attempt > config.max_retries:
         return None
@@ -264,6 +264,7 @@ class MessageAssembler:
         self.model = ""
         self.stop_reason: str | None = None
         self.usage: dict[str, int] = {}
+        self.invalid_tool_ids: set[str] = set()
 
     def feed(self, event: Any) -> None:
         kind = event.type
@@ -330,9 +331,23 @@ class MessageAssembler:
                 parsed, error = {}, f"The tool input was not valid JSON ({exc.msg} at position {exc.pos}): {raw[:200]}"
             if not isinstance(parsed, dict):
                 parsed, error = {}, f"The tool input must be a JSON object, got: {raw[:200]}"
+            if error is not None:
+                self.invalid_tool_ids.add(block.data["id"])
             block.data["input"] = parsed
             self._on_tool_use(block.data, error)
         block.parts = []
+
+    def cut_tool_use(self) -> tuple[bool, str | None]:
+        """Whether the last block is a tool_use whose input never arrived whole (what a max_tokens cut
+        leaves), and its id when the block was closed (None: it never completed)."""
+        if not self.blocks:
+            return False, None
+        block = self.blocks[max(self.blocks)]
+        if block.type != "tool_use":
+            return False, None
+        if not block.done:
+            return True, None
+        return block.data["id"] in self.invalid_tool_ids, block.data["id"]
 
     def content(self, *, complete_only: bool = False) -> list[dict[str, Any]]:
         """The message's blocks in stream order. With complete_only (an aborted stream), a block still

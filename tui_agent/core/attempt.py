@@ -1,0 +1,126 @@
+"""One model response: streamed, retried until it arrives whole, fails for good, or is aborted.
+
+A streamed attempt that fails midway may already have started tools (streaming execution). If only
+concurrency-safe read-only ones started, the attempt is discarded (its tools stopped, each with a
+final result event) and retried. If a tool with effects started, the attempt is kept instead: its
+complete blocks stand, the half-streamed one is dropped, its tools finish, and the model is told the
+response was cut — that request replaces the retry, so nothing that ran is hidden or run twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .abort import AbortSignal
+from .events import Event, Retrying, TextDelta, ThinkingDelta
+from .executor import StreamingToolExecutor
+from .model import MessageAssembler, ModelClient, ModelError, describe_error, final_error, retry_plan
+
+DISCARDED = "The response failed midway and is being retried; this call was discarded."
+CUT_NOTE = (
+    "[The response above was cut off by a connection error. Its complete tool calls were run; their "
+    "results are above. Continue from there.]"
+)
+
+
+@dataclass(slots=True)
+class Response:
+    """What one model response left: its blocks (assembler), its tools (executor), and how it ended."""
+
+    assembler: MessageAssembler
+    executor: StreamingToolExecutor | None
+    aborted: bool = False
+    error: ModelError | None = None
+    cut_by: str = ""
+    """Why a failed attempt was kept (tools with effects had started); empty for a whole response."""
+
+    def content(self) -> list[dict[str, Any]]:
+        """The blocks to store: partial text too when aborted; only complete blocks when cut."""
+        return self.assembler.content(complete_only=self.aborted and not self.cut_by)
+
+    @property
+    def has_tools(self) -> bool:
+        return self.executor is not None and self.executor.has_tools
+
+
+def _empty_assembler() -> MessageAssembler:
+    noop = lambda *a: None  # noqa: E731
+    return MessageAssembler(noop, noop, noop)
+
+
+async def sleep_or_abort(delay: float, signal: AbortSignal) -> bool:
+    """Sleep `delay` seconds; True when the run was aborted meanwhile."""
+    if signal.aborted:
+        return True
+    waiter = asyncio.get_running_loop().create_future()
+    remove = signal.on_abort(lambda _r: waiter.done() or waiter.set_result(None))
+    try:
+        await asyncio.wait_for(waiter, delay)
+    except asyncio.TimeoutError:
+        pass
+    finally:
+        remove()
+    return signal.aborted
+
+
+class ResponseStreamer:
+    """Streams one response for the loop; `on_executor` tells the agent which executor is current
+    (so a lane can be cancelled alone)."""
+
+    def __init__(
+        self,
+        model: ModelClient,
+        new_executor: Callable[[], StreamingToolExecutor],
+        emit: Callable[[Event], None],
+        on_executor: Callable[[StreamingToolExecutor | None], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.model = model
+        self.new_executor = new_executor
+        self.emit = emit
+        self.on_executor = on_executor
+        self.clock = clock
+
+    async def respond(self, request: dict[str, Any], signal: AbortSignal) -> Response:
+        attempt = 0
+        first = time.monotonic()
+        emit = self.emit
+        while True:
+            attempt += 1
+            executor = self.new_executor()
+            self.on_executor(executor)
+            assembler = MessageAssembler(
+                on_text=lambda text, index: emit(TextDelta(text, index)),
+                on_thinking=lambda text, index: emit(ThinkingDelta(text, index)),
+                on_tool_use=executor.add_tool,
+            )
+            task = asyncio.get_running_loop().create_task(self.model.stream(request, assembler.feed))
+            remove = signal.on_abort(lambda _r: task.cancel())
+            try:
+                await task
+                return Response(assembler, executor, aborted=signal.aborted)
+            except asyncio.CancelledError:
+                if not signal.aborted:
+                    task.cancel()
+                    raise
+                return Response(assembler, executor, aborted=True)
+            except Exception as exc:
+                if signal.aborted:
+                    return Response(assembler, executor, aborted=True)
+                if executor.started_effects():
+                    return Response(assembler, executor, cut_by=describe_error(exc)[3])
+                await executor.discard(DISCARDED)
+                plan = retry_plan(exc, attempt, self.model.config, time.monotonic() - first)
+                if plan is None:
+                    self.on_executor(None)
+                    return Response(_empty_assembler(), None, error=final_error(exc))
+                self.emit(Retrying(attempt, plan.delay, plan.why))
+                if await sleep_or_abort(plan.delay, signal):
+                    # Nothing of the failed attempt is kept: its tools' results must not be sent.
+                    self.on_executor(None)
+                    return Response(_empty_assembler(), None, aborted=True)
+            finally:
+                remove()

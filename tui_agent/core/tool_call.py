@@ -1,0 +1,228 @@
+"""One tool call's life: its business check and permission (`prepare`), then its run (`run`).
+
+The executor (`executor.py`) owns the queue, the lanes and the results; this module owns what happens
+to one call, and reports back through two hooks: `finish` (a final result) and `ready` (allowed, may
+start). A cancelled call reports through `interrupted`; the executor also guards the case where a
+task is cancelled before its first step (its coroutine never runs, so it cannot report itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
+from ..tools.validation import tool_use_error
+from .abort import AbortSignal
+from .events import Event, Notice, PermissionAnswered, PermissionAsked, ToolProgress, ToolStatus
+from .permission_types import (
+    AskHandler,
+    PermissionAnswer,
+    PermissionCheck,
+    PermissionDecision,
+    PermissionPolicy,
+    PermissionRequest,
+)
+from .results import ToolResultBlock
+
+PARTIAL_OUTPUT_KEEP = 4_000
+SHELL_TOOLS = frozenset({"Bash"})
+
+INTERRUPTED = "Interrupted by user"
+REJECTED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected "
+    "(eg. if it was a file edit, the new_string was NOT written to the file)."
+)
+
+# States a tracked tool moves through.
+PREPARING, QUEUED, RUNNING, DONE = "preparing", "queued", "running", "done"
+
+
+@dataclass(slots=True, eq=False)
+class TrackedTool:
+    index: int
+    block: dict[str, Any]
+    tool: Tool[Any] | None
+    input: Any
+    safe: bool
+    signal: AbortSignal
+    state: str = PREPARING
+    read_only: bool = False
+    ran: bool = False
+    """The call was started (a lane was taken), whatever became of it."""
+    lane: int = -1
+    t_queued: float = 0.0
+    t_start: float = 0.0
+    t_end: float = 0.0
+    task: asyncio.Task[None] | None = None
+    result: ToolResultBlock | None = None
+    status: ToolStatus = "ok"
+    data: Any = None
+    partial: list[str] = field(default_factory=list)
+    partial_len: int = 0
+
+    @property
+    def id(self) -> str:
+        return str(self.block.get("id", ""))
+
+    @property
+    def name(self) -> str:
+        return str(self.block.get("name", ""))
+
+    @property
+    def has_effects(self) -> bool:
+        """Anything but a concurrency-safe read-only call may have changed the world."""
+        return not (self.safe and self.read_only)
+
+
+def summarize(tracked: TrackedTool) -> str:
+    if tracked.tool is None or tracked.input is None:
+        return ""
+    try:
+        return tracked.tool.summarize(tracked.input)
+    except Exception:
+        return ""
+
+
+class Finish(Protocol):
+    def __call__(self, tracked: TrackedTool, content: Any, *, is_error: bool, status: ToolStatus,
+                 max_size: int | None = None, full_output_path: Any = None) -> None: ...
+
+
+class ToolCallRunner:
+    """Prepares and runs tracked calls for one executor."""
+
+    def __init__(
+        self,
+        *,
+        policy: PermissionPolicy,
+        ask: AskHandler | None,
+        context: ToolContext,
+        emit: Callable[[Event], None],
+        denials: list[dict[str, Any]],
+        clock: Callable[[], float],
+        finish: Finish,
+        ready: Callable[[TrackedTool], None],
+        interrupted: Callable[[TrackedTool], None],
+        on_failed_shell: Callable[[TrackedTool, Any], None],
+    ) -> None:
+        self._policy = policy
+        self._ask = ask
+        self._ctx = context
+        self._emit = emit
+        self._denials = denials
+        self._clock = clock
+        self._finish = finish
+        self._ready = ready
+        self._interrupted = interrupted
+        self._on_failed_shell = on_failed_shell
+
+    # ----- validation + permission ----------------------------------------------------------
+    async def prepare(self, tracked: TrackedTool) -> None:
+        tool, inp = tracked.tool, tracked.input
+        assert tool is not None
+        try:
+            problem = await tool.validate_input(inp, self._ctx)
+            if problem:
+                self._finish(tracked, tool_use_error(problem), is_error=True, status="error")
+                return
+            check = PermissionCheck(tool, inp, tracked.block.get("input") or {}, tracked.id, self._ctx.workspace, tracked.read_only)
+            decision = await self._policy.decide(check)
+            if decision.behavior == "deny":
+                self._deny(tracked, decision.message or f"Permission to use {tool.name} has been denied.")
+                return
+            if decision.behavior == "ask":
+                allowed = await self._ask_user(tracked, decision)
+                if not allowed:
+                    return
+        except asyncio.CancelledError:
+            self._interrupted(tracked)
+            return
+        except Exception as exc:  # a broken check must not crash the loop
+            self._finish(tracked, tool_use_error(f"Error: {type(exc).__name__}: {exc}"), is_error=True, status="error")
+            return
+        self._ready(tracked)
+
+    async def _ask_user(self, tracked: TrackedTool, decision: PermissionDecision) -> bool:
+        tool = tracked.tool
+        assert tool is not None
+        try:
+            diff = await tool.describe_change(tracked.input, self._ctx)
+        except Exception:
+            diff = None
+        request = PermissionRequest(
+            id=uuid.uuid4().hex[:12],
+            tool_use_id=tracked.id,
+            tool_name=tool.name,
+            input=tracked.block.get("input") or {},
+            summary=summarize(tracked),
+            read_only=tracked.read_only,
+            reason=decision.message,
+            diff=diff,
+            suggestions=decision.suggestions,
+            grants=decision.grants,
+        )
+        self._emit(PermissionAsked(request.id, tracked.id, tool.name, request.summary, self._clock()))
+        if self._ask is None:
+            answer = PermissionAnswer("deny")
+            message = (
+                f"Permission to use {tool.name} was not granted: no one can be asked in this mode. "
+                "Allow it with --allowedTools or --permission-mode."
+            )
+        else:
+            answer = await self._ask(request)
+            message = REJECTED + (f"\nThe user said:\n{answer.words}" if answer.words else "")
+        remember = getattr(self._policy, "remember", None)
+        if remember is not None:
+            try:
+                remember(request, answer)
+            except Exception as exc:  # e.g. settings file not writable: still honour this answer
+                self._emit(Notice("error", f"Could not save the permission rule: {exc}"))
+        self._emit(PermissionAnswered(request.id, tracked.id, answer.allowed, answer.words))
+        if not answer.allowed:
+            self._deny(tracked, message, words=answer.words)
+            return False
+        return True
+
+    def _deny(self, tracked: TrackedTool, message: str, words: str = "") -> None:
+        self._denials.append({"tool_name": tracked.name, "tool_use_id": tracked.id, "tool_input": tracked.block.get("input") or {}})
+        tracked.data = {"type": "denied", "words": words}
+        self._finish(tracked, message, is_error=True, status="denied")
+
+    # ----- the call ---------------------------------------------------------------------------
+    async def run(self, tracked: TrackedTool) -> None:
+        tool = tracked.tool
+        assert tool is not None
+
+        def progress(text: str, t: TrackedTool = tracked) -> None:
+            if t.partial_len < PARTIAL_OUTPUT_KEEP * 4:
+                t.partial.append(text)
+                t.partial_len += len(text)
+            self._emit(ToolProgress(t.id, text))
+
+        ctx = self._ctx.for_call(tracked.id, progress)
+        try:
+            output = await tool.call(tracked.input, ctx)
+        except asyncio.CancelledError:
+            self._interrupted(tracked)
+            return
+        except ToolError as exc:
+            output = ToolOutput(str(exc), is_error=True)
+        except Exception as exc:
+            output = ToolOutput(f"Error: {type(exc).__name__}: {exc}", is_error=True)
+        if tracked.signal.aborted and tracked.state != DONE:
+            self._interrupted(tracked)
+            return
+        tracked.data = output.data
+        self._finish(
+            tracked,
+            output.content,
+            is_error=output.is_error,
+            status="error" if output.is_error else "ok",
+            max_size=tool.max_result_size_chars,
+            full_output_path=output.full_output_path,
+        )
+        if output.is_error and tracked.name in SHELL_TOOLS:
+            self._on_failed_shell(tracked, output.content)
