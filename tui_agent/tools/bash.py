@@ -107,7 +107,7 @@ Usage notes:
             await _drain(pump)
         except asyncio.CancelledError:
             pump.cancel()
-            await shell.kill()
+            await processes.through_cancels(asyncio.ensure_future(shell.kill()))
             lines.flush()
             # The executor puts this in the "interrupted by user" result.
             ctx.services.setdefault(PARTIAL_OUTPUT_KEY, {})[ctx.tool_use_id] = capture.text()

@@ -17,6 +17,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -93,8 +94,43 @@ class Shell:
 
 
 async def spawn_shell(command: str, cwd: Path) -> Shell:
-    """Start `bash -c command` in its own session, stdin closed, stderr merged into stdout."""
+    """Start `bash -c command` in its own session, stdin closed, stderr merged into stdout.
+
+    The shell runs (and may fork) before the spawn returns; a cancel that lands in that window must
+    not leave it behind, so the spawn finishes in a task of its own and a cancelled caller stops the
+    whole tree before the cancel goes on."""
     marker = uuid.uuid4().hex
+    spawn = asyncio.ensure_future(_spawn(command, cwd, marker))
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        await _stop_spawned(spawn, marker)
+        raise
+
+
+async def through_cancels(future: "asyncio.Future[Any]") -> None:
+    """Wait for `future` to finish even if this task is cancelled meanwhile (a stop that must complete:
+    a second ESC must not leave half a kill behind)."""
+    while not future.done():
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            continue
+        except Exception:
+            return
+
+
+async def _stop_spawned(spawn: "asyncio.Future[Shell]", marker: str) -> None:
+    """Wait for a cancelled spawn to finish, then kill everything it started."""
+    await through_cancels(spawn)
+    if spawn.cancelled() or spawn.exception() is not None:
+        return
+    shell = spawn.result()
+    await through_cancels(asyncio.ensure_future(shell.kill()))
+    shell.close()
+
+
+async def _spawn(command: str, cwd: Path, marker: str) -> Shell:
     loop = asyncio.get_running_loop()
     transport, protocol = await loop.subprocess_exec(
         # A bigger stream buffer than asyncio's 64 KB default: fewer wake-ups on fast output.
