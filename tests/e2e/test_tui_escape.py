@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tui_agent.providers.scripted import Reply, Text, ToolUse
+from tui_agent.tools import processes
 
 from tests.ui.app_support import (
     build,
@@ -30,27 +31,28 @@ def project(tmp_path: Path, monkeypatch: Any) -> Path:
     return project_at(tmp_path / "project")
 
 
-async def test_escape_while_tools_run_kills_their_processes(project: Path) -> None:
+async def test_escape_while_tools_run_kills_their_processes(project: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(processes, "KILL_GRACE_S", 120)  # so processes that outlived SIGTERM would show
     marker = "sleep 30"
     script = [
-        Reply([Text("Running two slow commands.\n\n"), ToolUse("Bash", {"command": "sleep 30"}),
-               ToolUse("Bash", {"command": "echo started; sleep 30.5"})]),
+        Reply([Text("Running two slow commands.\n\n"), ToolUse("Bash", {"command": "sleep 300"}),
+               ToolUse("Bash", {"command": "echo started; sleep 300.5"})]),
         Reply([Text("after the interruption")]),
     ]
     app, model = build(project, script, permission_mode="bypassPermissions")
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press(*"run them", "enter")
-        await until(pilot, lambda: len(sleep_processes(marker)) >= 2, timeout=10)
+        await until(pilot, lambda: len(sleep_processes(marker)) >= 2)
         t0 = time.monotonic()
         await pilot.press("escape")
         assert "Interrupted" in transcript_text(app)
         assert all(c.phase == "cancelled" for c in app.calls.calls.values())
         assert "cancelled" in lanes_text(app)
-        gone = await wait_until(lambda: not sleep_processes(marker), timeout=3)
+        gone = await wait_until(lambda: not sleep_processes(marker))
         elapsed = time.monotonic() - t0
         assert gone, f"processes survived ESC: {sleep_processes(marker)}"
-        assert elapsed < 1.0, f"processes took {elapsed * 1000:.0f} ms to go"
-        await until_idle(pilot, app, timeout=3)
+        assert elapsed < 60, f"processes took {elapsed:.0f} s to go: the grace period was waited out"
+        await until_idle(pilot, app)
         assert app.prompt.has_focus and not app.running
         await pilot.press(*"go on", "enter")
         await until_idle(pilot, app)
@@ -68,6 +70,6 @@ async def test_escape_while_waiting_for_a_tool_to_start_and_during_retry(project
         await pilot.press(*"hello", "enter")
         await until(pilot, lambda: "retrying in 5.0s (attempt 1)" in transcript_text(app))
         await pilot.press("escape")
-        await until_idle(pilot, app, timeout=2)
+        await until_idle(pilot, app)
         text = transcript_text(app)
         assert "Interrupted" in text and "never" not in text

@@ -26,7 +26,7 @@ async def output(ctx: ToolContext, shell_id: str, **kw: object) -> str:
     return text(out)
 
 
-async def wait_for(condition, timeout: float = 5.0) -> bool:
+async def wait_for(condition, timeout: float = 60.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
@@ -44,8 +44,8 @@ def alive(pid: int) -> bool:
 
 async def test_start_returns_at_once_with_an_id(ctx: ToolContext) -> None:
     started = time.monotonic()
-    out = await run_tool(BashTool(), ctx, command="sleep 30", run_in_background=True)
-    assert time.monotonic() - started < 1
+    out = await run_tool(BashTool(), ctx, command="sleep 120", run_in_background=True)
+    assert time.monotonic() - started < 60  # did not wait for the command
     assert text(out) == "Command running in background with ID: bash_1"
     assert text(await run_tool(BashTool(), ctx, command="sleep 30", run_in_background=True)).endswith("bash_2")
 
@@ -98,7 +98,7 @@ async def test_kill_shell_stops_the_whole_tree(ctx: ToolContext) -> None:
     assert len(tree) >= 3
     out = await run_tool(KillShellTool(), ctx, shell_id=shell_id)
     assert not out.is_error and text(out).startswith(f"Successfully killed shell: {shell_id}")
-    assert await wait_for(lambda: not any(alive(pid) for pid in tree), timeout=2)
+    assert await wait_for(lambda: not any(alive(pid) for pid in tree), timeout=60)
     assert "<status>killed</status>" in await output(ctx, shell_id)
     again = await run_tool(KillShellTool(), ctx, shell_id=shell_id)
     assert again.is_error and "not running" in text(again)
@@ -109,7 +109,7 @@ async def test_close_all_stops_every_running_shell(ctx: ToolContext) -> None:
     shells = BackgroundShells.of(ctx)
     pids = [shells.get(i).shell.pid for i in ids]  # type: ignore[union-attr]
     await shells.close_all()
-    assert await wait_for(lambda: not any(alive(pid) for pid in pids), timeout=2)
+    assert await wait_for(lambda: not any(alive(pid) for pid in pids), timeout=60)
     assert all(shells.get(i).status == "killed" for i in ids)  # type: ignore[union-attr]
 
 
@@ -121,7 +121,7 @@ async def test_close_all_also_stops_what_a_finished_shell_left_running(ctx: Tool
     orphan = int((await shell.read_new())[0])
     assert alive(orphan)
     await BackgroundShells.of(ctx).close_all()
-    assert await wait_for(lambda: not alive(orphan), timeout=2)
+    assert await wait_for(lambda: not alive(orphan), timeout=60)
 
 
 async def test_output_beyond_the_memory_bound_reports_the_loss(ctx: ToolContext) -> None:
@@ -167,7 +167,7 @@ asyncio.run(main())
 """
     subprocess.run([sys.executable, "-c", script], check=True, cwd=os.getcwd(), timeout=30)
     pid = int(pid_file.read_text())
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 60
     while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert not alive(pid)

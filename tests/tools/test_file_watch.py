@@ -13,7 +13,7 @@ from tui_agent.tools.file_watch import watcher_for
 from tui_agent.tools.read import ReadTool
 
 
-def wait_until(condition, timeout: float = 5.0) -> bool:
+def wait_until(condition, timeout: float = 60.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
@@ -32,7 +32,7 @@ async def test_stamp_preserving_external_change_blocks_the_edit(ctx: ToolContext
     f = workspace / "w.txt"
     f.write_text("aaaa\n")
     await run_tool(ReadTool(), ctx, file_path=str(f))
-    assert watcher_for(ctx).wait_ready(5)
+    assert watcher_for(ctx).wait_ready(60)
     rewrite_keeping_stamp(f, "bbbb\n")  # same size, same mtime: only the watcher can tell
     assert ctx.read_state.check_unchanged(f) is None or str(f) in ctx.read_state.changed_externally
     assert wait_until(lambda: str(f) in ctx.read_state.changed_externally)
@@ -46,7 +46,7 @@ async def test_own_edits_are_not_taken_for_external_changes(ctx: ToolContext, wo
     f = workspace / "w.txt"
     f.write_text("one two three\n")
     await run_tool(ReadTool(), ctx, file_path=str(f))
-    assert watcher_for(ctx).wait_ready(5)
+    assert watcher_for(ctx).wait_ready(60)
     for old, new in (("one", "1"), ("two", "2"), ("three", "3")):
         out = await run_tool(EditTool(), ctx, file_path=str(f), old_string=old, new_string=new)
         assert not out.is_error, out.content
@@ -62,7 +62,7 @@ async def test_watcher_follows_files_in_new_folders(ctx: ToolContext, workspace:
         f.write_text("xxxx\n")
     await run_tool(ReadTool(), ctx, file_path=str(first))
     await run_tool(ReadTool(), ctx, file_path=str(second))
-    assert watcher_for(ctx).wait_ready(5)
+    assert watcher_for(ctx).wait_ready(60)
     rewrite_keeping_stamp(second, "yyyy\n")
     assert wait_until(lambda: str(second) in ctx.read_state.changed_externally)
     assert str(first) not in ctx.read_state.changed_externally

@@ -113,6 +113,6 @@ async def test_fifty_thousand_files(big_tree: tuple[Path, int], tmp_path: Path) 
     lines = out.splitlines()
     assert len(lines) == 101 and "24900 more files were not shown" in lines[-1]
     assert all(line.startswith(str(root)) and line.endswith(".py") for line in lines[:-1])
-    assert elapsed < 5  # a sanity bound; bench/bench_search.py measures it properly
+    assert elapsed < 60  # a sanity bound; bench/bench_search.py measures it properly
     one_dir = text(await glob(ctx, "pkg123/*.txt")).splitlines()
     assert len(one_dir) == 50

@@ -154,7 +154,7 @@ async def test_fifty_thousand_files(big_tree: tuple[Path, int], tmp_path: Path) 
     elapsed = time.perf_counter() - started
     lines = out.splitlines()
     assert lines[0] == f"Found {needles} files" and len(lines) == needles + 1
-    assert elapsed < 5  # a sanity bound; bench/bench_search.py measures it properly
+    assert elapsed < 60  # a sanity bound; bench/bench_search.py measures it properly
     counted = text(await grep(ctx, "return x", output_mode="count", head_limit=10))
     assert counted.splitlines()[-1] == "Found 250000 total occurrences across 50000 files."
     content = text(await grep(ctx, "return", output_mode="content", head_limit=5))

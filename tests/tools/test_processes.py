@@ -19,7 +19,7 @@ def start_tree(marker: str) -> tuple[subprocess.Popen[bytes], list[int]]:
         env=shell_env(marker),
     )
     assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         marked = [p.pid for p in psutil.process_iter() if _marked(p, marker)]
         if len(marked) >= 4:
@@ -39,11 +39,11 @@ def test_kill_tree_stops_every_process_of_the_shell() -> None:
     marker = f"test-{time.monotonic_ns()}"
     proc, pids = start_tree(marker)
     started = time.monotonic()
-    kill_tree(proc.pid, marker)
+    kill_tree(proc.pid, marker, grace=120)
     elapsed = time.monotonic() - started
     with proc:  # closes the pipe, reaps the shell
-        proc.wait(timeout=5)
-    assert elapsed < 0.45  # everything died on SIGTERM: no waiting out the grace period
+        proc.wait(timeout=60)
+    assert elapsed < 60  # everything died on SIGTERM: the (long) grace period was not waited out
     assert not any(_marked(p, marker) for p in psutil.process_iter())
 
 

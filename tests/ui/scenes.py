@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 from tui_agent.providers.scripted import Reply, Text, Thinking, ToolUse
 from tui_agent.ui.app import TuiAgentApp
 
-from tests.ui.app_support import FakeClock, build, until, until_idle
+from tests.ui.app_support import FakeClock, build, lanes_text, until, until_idle
 
 SCENE_ROOT = Path("/tmp/tui-agent-scenes/project")
 
@@ -52,6 +52,15 @@ class Scene:
         self.run_before = run_before
 
 
+async def settle(pilot: Pilot[Any], app: TuiAgentApp) -> None:
+    """Draw everything now instead of on the app's timers, so a frame never depends on how fast the
+    machine reached it: the streamed text, the lanes at the current (fixed) clock, the status line."""
+    app.transcript.flush()
+    app.lanes.sync()
+    app.status.refresh()
+    await pilot.pause()
+
+
 def fresh_project() -> Path:
     shutil.rmtree(SCENE_ROOT, ignore_errors=True)
     SCENE_ROOT.mkdir(parents=True)
@@ -67,9 +76,9 @@ def parallel_tools() -> Scene:
     script = [
         Reply([Text("Checking three things in parallel.\n\n"),
                ToolUse("Read", {"file_path": str(project / "README.md")}),
-               ToolUse("Bash", {"command": "echo compiling; sleep 8", "timeout": 60000}),
-               ToolUse("Bash", {"command": "echo 'collected 42 items'; sleep 8"}),
-               ToolUse("Bash", {"command": "sleep 8"})], input_tokens=2400, output_tokens=180),
+               ToolUse("Bash", {"command": "echo compiling; sleep 300", "timeout": 60000}),
+               ToolUse("Bash", {"command": "echo 'collected 42 items'; sleep 300"}),
+               ToolUse("Bash", {"command": "sleep 300"})], input_tokens=2400, output_tokens=180),
         Reply([Text("done")], input_tokens=10, output_tokens=1),
     ]
     app, _ = build(project, script, clock=clock, permission_mode="bypassPermissions")
@@ -77,9 +86,10 @@ def parallel_tools() -> Scene:
     async def run_before(pilot: Pilot[Any]) -> None:
         await pilot.press(*"build, test and wait", "enter")
         await until(pilot, lambda: sum(c.phase == "running" for c in app.calls.calls.values()) == 3
-                    and sum(bool(c.last_line) for c in app.calls.calls.values()) == 2, timeout=10)
+                    and sum(bool(c.last_line) for c in app.calls.calls.values()) == 2)
         clock.advance(4.2)
-        await pilot.pause(0.3)
+        await settle(pilot, app)
+        await until(pilot, lambda: lanes_text(app).count("4.2s") == 3)
 
     return Scene(app, clock, run_before)
 
@@ -88,17 +98,17 @@ def interrupted_run() -> Scene:
     """ESC pressed while a command ran and text streamed: the lane is cancelled, the pane says Interrupted."""
     project = fresh_project()
     clock = FakeClock()
-    script = [Reply([Text("Let me run the slow test suite first.\n\n"), ToolUse("Bash", {"command": "sleep 9; echo never"})],
+    script = [Reply([Text("Let me run the slow test suite first.\n\n"), ToolUse("Bash", {"command": "sleep 300; echo never"})],
                     input_tokens=1200, output_tokens=40)]
     app, _ = build(project, script, clock=clock, permission_mode="bypassPermissions")
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await pilot.press(*"run the tests", "enter")
-        await until(pilot, lambda: any(c.phase == "running" for c in app.calls.calls.values()), timeout=10)
+        await until(pilot, lambda: any(c.phase == "running" for c in app.calls.calls.values()))
         clock.advance(2.5)
         await pilot.press("escape")
-        await until_idle(pilot, app, timeout=5)
-        await pilot.pause(0.1)
+        await until_idle(pilot, app)
+        await settle(pilot, app)
 
     return Scene(app, clock, run_before)
 
@@ -119,8 +129,8 @@ def finished_answer() -> Scene:
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await pilot.press(*"make main return 2", "enter")
-        await until_idle(pilot, app, timeout=10)
-        await pilot.pause(0.1)
+        await until_idle(pilot, app)
+        await settle(pilot, app)
 
     return Scene(app, clock, run_before)
 

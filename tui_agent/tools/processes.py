@@ -251,20 +251,21 @@ def _force(pid: int, marker: str | None, survivors: list[psutil.Process]) -> Non
     _signal(_collect(pid, marker), signal.SIGKILL)
 
 
-def kill_tree(pid: int, marker: str | None = None, grace: float = KILL_GRACE_S) -> None:
-    """SIGTERM the shell's group, tree and marked processes; SIGKILL what survives `grace` seconds."""
+def kill_tree(pid: int, marker: str | None = None, grace: float | None = None) -> None:
+    """SIGTERM the shell's group, tree and marked processes; SIGKILL what survives `grace` seconds
+    (KILL_GRACE_S, read at call time)."""
     procs = _terminate(pid, marker)
-    deadline = time.monotonic() + grace
+    deadline = time.monotonic() + (KILL_GRACE_S if grace is None else grace)
     while (procs := [p for p in procs if _alive(p)]) and time.monotonic() < deadline:
         time.sleep(_POLL_S)
     if procs:
         _force(pid, marker, procs)
 
 
-async def kill_tree_async(pid: int, marker: str | None = None, grace: float = KILL_GRACE_S) -> None:
+async def kill_tree_async(pid: int, marker: str | None = None, grace: float | None = None) -> None:
     """`kill_tree` that waits on the event loop instead of blocking it."""
     procs = _terminate(pid, marker)
-    deadline = time.monotonic() + grace
+    deadline = time.monotonic() + (KILL_GRACE_S if grace is None else grace)
     while (procs := [p for p in procs if _alive(p)]) and time.monotonic() < deadline:
         await asyncio.sleep(_POLL_S)
     if procs:
