@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import Field
 
 from tui_agent.core.events import Event
+from tui_agent.core.history import history_problems
 from tui_agent.core.loop import Agent
 from tui_agent.providers.scripted import ScriptedModel
 from tui_agent.tools.base import Tool, ToolError, ToolInput, ToolOutput
@@ -92,6 +93,7 @@ class Harness:
 def assert_history_valid(history: list[dict[str, Any]]) -> None:
     """The API's own rules: roles alternate once merged, every tool_use has exactly one result in the
     very next user message, results come first there and in tool_use order."""
+    assert not history_problems(history), history_problems(history)
     merged: list[dict[str, Any]] = []
     for msg in history:
         blocks = [{"type": "text", "text": msg["content"]}] if isinstance(msg["content"], str) else list(msg["content"])
