@@ -17,6 +17,8 @@ EndReason = Literal[
     "max_budget_usd",
     "model_error",
     "prompt_too_long",
+    "max_tokens",
+    "refusal",
 ]
 
 

@@ -48,6 +48,10 @@ def output_maximum(model: str) -> int:
     return OUTPUT_MAXIMUM[best] if best else UNKNOWN_MODEL_MAXIMUM
 
 
+def _text(content: list[dict[str, Any]]) -> str:
+    return "".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
 Action = Literal["go_on", "resume_text", "retry_raised", "answer_cut_tool", "pause", "end"]
 
 
@@ -91,6 +95,7 @@ class StopReasons:
         if stop_reason != "max_tokens":
             self.text_cuts = 0
             if stop_reason == "pause_turn" and not any(b.get("type") == "tool_use" for b in content):
+                self._joined.append(_text(content))
                 return Verdict("pause")
             return Verdict("go_on")
         if self._split_asked:
@@ -108,7 +113,7 @@ class StopReasons:
         if self.text_cuts >= MAX_TEXT_CONTINUATIONS:
             return Verdict("end", "max_tokens", f"The answer was cut off at the output token limit {self.text_cuts + 1} times in a row.")
         self.text_cuts += 1
-        self._joined.append("".join(b.get("text", "") for b in content if b.get("type") == "text"))
+        self._joined.append(_text(content))
         return Verdict("resume_text", detail=f"The answer was cut off at the output token limit; asking the model to resume ({self.text_cuts}/{MAX_TEXT_CONTINUATIONS}).")
 
     def joined(self, last: str) -> str:

@@ -93,7 +93,7 @@ class Conversation:
             self.interrupted()
         elif event.reason in ("max_turns", "max_budget_usd"):
             self.notice("warning", event.detail, now=True)
-        elif event.reason in ("model_error", "prompt_too_long"):
+        elif event.reason in ("model_error", "prompt_too_long", "max_tokens", "refusal"):
             self.notice("error", event.detail or "The model request failed.", now=True)
         else:
             self.transcript.flush()
