@@ -65,6 +65,9 @@ class AgentSettings(BaseModel):
     """Characters of tool results one turn may send before the largest are persisted."""
     max_retries: int = Field(default_factory=lambda: _env_int("TUI_AGENT_MAX_RETRIES", 10))
     """How many times a failed model request is retried."""
+    stream_idle_timeout: float = Field(default_factory=lambda: _env_int("CLAUDE_STREAM_IDLE_TIMEOUT_MS", 90_000) / 1000)
+    """Seconds a started response stream may stay silent (pings count as life) before it is treated
+    as a dropped connection and retried (CLAUDE_STREAM_IDLE_TIMEOUT_MS, as Claude Code names it)."""
 
     @classmethod
     def from_env(cls, **overrides: object) -> "AgentSettings":

@@ -29,6 +29,7 @@ def build_model_client(settings: AgentSettings, scripted: Any = None) -> tuple[M
         api_key=settings.api_key if scripted is None else "scripted",
         base_url=settings.base_url if scripted is None else "http://scripted.invalid",
         max_retries=settings.max_retries,
+        idle_timeout=settings.stream_idle_timeout,
     )
     factory = scripted.http_client if scripted is not None else None
     return ModelClient(config, http_client_factory=factory), demo

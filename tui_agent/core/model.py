@@ -6,6 +6,11 @@ and is awaited only when the first request is sent; nothing on the path to the f
 The SDK's own retries are off (max_retries=0): it cannot retry a stream that fails midway, and the
 user must see every retry ("retrying in 3s (attempt 2)"). The loop owns the attempt loop; this module
 says whether an error is worth another attempt and how long to wait (`retry_plan`).
+
+Time limits (`network.py`): connecting has its own short limit; a response must start within a
+limit; then a stream silent for longer than the idle limit (any byte, pings included, is life) is a
+dropped connection and retried. An endpoint that cannot be reached or never answers is given up
+within about 30 s in all, with its cause.
 """
 
 from __future__ import annotations
@@ -25,12 +30,20 @@ class IncompleteStreamError(Exception):
     """The HTTP stream ended before `message_stop` (a dropped connection seen as a clean close)."""
 
 
+class StreamSilentError(Exception):
+    """Nothing arrived within the limit: no response at all, or a started stream went silent."""
+
+    def __init__(self, message: str, *, answered: bool) -> None:
+        super().__init__(message)
+        self.answered = answered
+
+
 class ModelError(Exception):
     """A model request failed for good. `kind` picks the loop's end reason."""
 
     def __init__(self, message: str, *, kind: str = "model_error", status: int | None = None) -> None:
         super().__init__(message)
-        self.kind = kind  # "model_error" | "prompt_too_long"
+        self.kind = kind  # "model_error" | "prompt_too_long" | "authentication_failed"
         self.status = status
 
 
@@ -50,6 +63,14 @@ class ModelConfig:
     retry_base_delay: float = 0.5
     retry_max_delay: float = 32.0
     timeout: float = 600.0
+    """Whole-request limit for a request that is not streamed (the SDK's own)."""
+    connect_timeout: float = 10.0
+    response_timeout: float = 15.0
+    """Seconds for the response to start (status and headers) once the request is sent."""
+    idle_timeout: float = 90.0
+    """Seconds a started stream may stay silent (CLAUDE_STREAM_IDLE_TIMEOUT_MS)."""
+    network_window: float = 30.0
+    """Failures to connect or to get any answer are retried only within this many seconds."""
 
 
 def _error_body(exc: Any) -> tuple[str, str]:
@@ -93,10 +114,16 @@ def describe_error(exc: BaseException) -> tuple[str, int | None, str, str]:
     if isinstance(exc, anthropic.APIStatusError):
         etype, msg = _error_body(exc)
         return "status", exc.status_code, etype, msg
+    if isinstance(exc, StreamSilentError):
+        return ("connection" if exc.answered else "silent"), None, "stream_idle_timeout", str(exc)
     if isinstance(exc, anthropic.APIConnectionError):
         cause = exc.__cause__
+        if isinstance(cause, httpx2.ConnectTimeout):
+            return "connect", None, "connect_timeout", f"connecting to the API endpoint timed out ({cause or 'no answer'})"
         if isinstance(cause, httpx2.ConnectError):  # nothing listens there: fail fast, not for minutes
             return "connect", None, "connect_error", f"cannot connect to the API endpoint ({cause})"
+        if isinstance(cause, httpx2.TimeoutException):
+            return "silent", None, "timeout", f"the API endpoint did not answer in time ({cause or type(cause).__name__})"
         return "connection", None, "connection_error", str(exc) or "Connection error."
     if isinstance(exc, (httpx2.TransportError, IncompleteStreamError)):
         return "connection", None, "connection_dropped", f"connection dropped: {exc or type(exc).__name__}"
@@ -122,8 +149,8 @@ def retry_plan(exc: BaseException, attempt: int, config: ModelConfig, elapsed: f
             return None
     elif kind == "connection":
         why = msg
-    elif kind == "connect":
-        if attempt > CONNECT_RETRIES:
+    elif kind in ("connect", "silent"):
+        if kind == "connect" and attempt > CONNECT_RETRIES:
             return None
         why = msg
     else:
@@ -132,18 +159,29 @@ def retry_plan(exc: BaseException, attempt: int, config: ModelConfig, elapsed: f
     if delay is None:
         base = min(config.retry_max_delay, config.retry_base_delay * (2 ** (attempt - 1)))
         delay = base * (1 + random.random() * 0.25)
-    return RetryPlan(min(delay, config.retry_max_delay * 4), why)
+    delay = min(delay, config.retry_max_delay * 4)
+    if kind in ("connect", "silent") and elapsed + delay >= config.network_window:
+        return None  # an endpoint that cannot be reached or never answers: give up in ~30 s
+    return RetryPlan(delay, why)
+
+
+AUTH_HINT = "check ANTHROPIC_API_KEY"
 
 
 def final_error(exc: BaseException) -> ModelError:
     kind, status, etype, msg = describe_error(exc)
+    if kind == "status" and status in (401, 403):
+        what = "Invalid API key" if status == 401 else "The API key is not allowed to do this"
+        return ModelError(f"{what} ({status} {etype or 'error'}: {msg}): {AUTH_HINT}.", kind="authentication_failed", status=status)
     if kind == "status":
         low = msg.lower()
         if status == 413 or "prompt is too long" in low or "too many tokens" in low:
             return ModelError(f"Prompt is too long: {msg}", kind="prompt_too_long", status=status)
         label = f"{status} {etype}".strip() if status != 200 else (etype or "stream error")
         return ModelError(f"API Error: {label}: {msg}", status=status)
-    if kind in ("connection", "connect"):
+    if kind in ("connect", "silent"):
+        return ModelError(f"API Error: {msg} (gave up)")
+    if kind == "connection":
         return ModelError(f"API Error: {msg} (retries exhausted)")
     return ModelError(f"API Error: {type(exc).__name__}: {msg}")
 
@@ -201,30 +239,38 @@ class ModelClient:
             await _loader.wait()
             import anthropic
 
+            from .network import request_timeout, watch_responses
+
             kwargs: dict[str, Any] = {
                 "api_key": self.config.api_key or "missing-key",
                 "max_retries": 0,
-                "timeout": self.config.timeout,
+                "timeout": request_timeout(self.config),
             }
             if self.config.base_url:
                 kwargs["base_url"] = self.config.base_url
             if self._http_client_factory is not None:
-                kwargs["http_client"] = self._http_client_factory()
+                http_client = self._http_client_factory()
+            else:
+                http_client = anthropic.DefaultAsyncHttpxClient(timeout=request_timeout(self.config))
+            kwargs["http_client"] = watch_responses(http_client)
             self._client = anthropic.AsyncAnthropic(**kwargs)
         return self._client
 
     async def stream(self, request: dict[str, Any], on_event: Callable[[Any], None]) -> None:
         """Send one streamed request and feed each raw SSE event to `on_event` until message_stop."""
+        from .network import Watchdog
+
         client = await self.client()
-        stream = await client.messages.create(**request, stream=True)
         saw_stop = False
-        try:
-            async for event in stream:
-                on_event(event)
-                if event.type == "message_stop":
-                    saw_stop = True
-        finally:
-            await stream.close()
+        with Watchdog(self.config.response_timeout, self.config.idle_timeout):
+            stream = await client.messages.create(**request, stream=True)
+            try:
+                async for event in stream:
+                    on_event(event)
+                    if event.type == "message_stop":
+                        saw_stop = True
+            finally:
+                await stream.close()
         if not saw_stop:
             raise IncompleteStreamError("the stream ended before message_stop")
 

@@ -70,6 +70,10 @@ class Reply:
     """Cut the connection after this many events."""
     hang_after: int | None = None
     """Stop sending (but keep the connection) after this many events."""
+    hang_for: float | None = None
+    """With hang_after: go on after this many seconds instead of never."""
+    ping_every: float = 0.0
+    """With hang_after: send a ping event this often while silent (a slow but live stream)."""
     input_tokens: int | None = None
     output_tokens: int | None = None
 
@@ -188,11 +192,27 @@ class ScriptedModel:
             if reply.drop_after is not None and n == reply.drop_after:
                 raise ConnectionResetError("scripted connection drop")
             if reply.hang_after is not None and n == reply.hang_after:
-                await asyncio.Event().wait()
+                async for ping in self._pause(reply):
+                    yield ping
             if delay > 0:
                 await asyncio.sleep(delay)
             yield data
         self.response_end_times.append(time.monotonic())
+
+    @staticmethod
+    async def _pause(reply: Reply) -> AsyncIterator[bytes]:
+        """A silence (forever, or `hang_for` seconds), with pings if the reply asks for them."""
+        import time
+
+        end = None if reply.hang_for is None else time.monotonic() + reply.hang_for
+        while end is None or time.monotonic() < end:
+            left = None if end is None else end - time.monotonic()
+            if not reply.ping_every:
+                await (asyncio.Event().wait() if left is None else asyncio.sleep(left))
+                return
+            await asyncio.sleep(reply.ping_every if left is None else min(reply.ping_every, left))
+            if end is None or time.monotonic() < end:
+                yield _sse("ping", {"type": "ping"})
 
     @staticmethod
     def fault_body(f: Fault) -> tuple[bytes, list[tuple[str, str]]]:
@@ -245,6 +265,45 @@ class ScriptedTransport(httpx2.AsyncBaseTransport):
             stream=_SSEStream(self.model.stream_bytes(step, body)),
             request=request,
         )
+
+
+class SilentListener:
+    """A loopback port that accepts connections and never answers (a hung endpoint). With
+    `full=True` its accept queue is filled first, so new connections are never even established
+    (an endpoint that cannot be reached: the client's connect times out)."""
+
+    def __init__(self, full: bool = False) -> None:
+        import socket
+
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(0 if full else 64)
+        self.port = self._sock.getsockname()[1]
+        self._fillers: list[Any] = []
+        if full:
+            for _ in range(4):  # the queue of a listen(0) socket holds one or two; the rest hang
+                filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                filler.setblocking(False)
+                try:
+                    filler.connect(("127.0.0.1", self.port))
+                except (BlockingIOError, OSError):
+                    pass
+                self._fillers.append(filler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> "SilentListener":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for filler in self._fillers:
+            filler.close()
+        self._sock.close()
 
 
 class ScriptedServer:
