@@ -20,7 +20,7 @@ from tui_agent.providers.scripted import Reply, SilentListener, Text, fault
 def fast_limits(config: ModelConfig) -> None:
     config.connect_timeout = 0.3
     config.response_timeout = 0.3
-    config.network_window = 1.0
+    config.network_window = 1.5
     config.retry_base_delay = 0.05
 
 
@@ -61,8 +61,8 @@ class TestSilentEndpoints:
 
     def test_the_default_limits_give_up_on_a_silent_endpoint_within_about_30_seconds(self):
         config = ModelConfig()
-        assert (config.connect_timeout, config.response_timeout, config.idle_timeout) == (10.0, 15.0, 90.0)
-        silent = StreamSilentError("the API endpoint sent no response within 15s", answered=False)
+        assert (config.connect_timeout, config.response_timeout, config.idle_timeout) == (10.0, 25.0, 90.0)
+        silent = StreamSilentError("the API endpoint sent no response within 25s", answered=False)
         elapsed, attempt = 0.0, 0
         while True:
             attempt += 1
@@ -71,7 +71,27 @@ class TestSilentEndpoints:
             if plan is None:
                 break
             elapsed += plan.delay
-        assert 25 <= elapsed <= 35 and attempt == 2
+        assert elapsed == 25 and attempt == 1
+
+    def test_the_default_limits_give_up_on_an_unreachable_endpoint_within_about_30_seconds(self):
+        import anthropic
+        import httpx2
+
+        config = ModelConfig()
+        request = httpx2.Request("POST", "http://127.0.0.1:9/v1/messages")
+        try:
+            raise anthropic.APITimeoutError(request=request) from httpx2.ConnectTimeout("timed out")
+        except anthropic.APITimeoutError as exc:
+            unreachable = exc
+        elapsed, attempt = 0.0, 0
+        while True:
+            attempt += 1
+            elapsed += config.connect_timeout
+            plan = retry_plan(unreachable, attempt, config, elapsed)
+            if plan is None:
+                break
+            elapsed += plan.delay
+        assert 20 <= elapsed <= 32 and attempt == 2
 
     def test_the_idle_limit_is_configurable_as_claude_code_names_it(self, monkeypatch):
         monkeypatch.setenv("CLAUDE_STREAM_IDLE_TIMEOUT_MS", "2500")

@@ -65,8 +65,9 @@ class ModelConfig:
     timeout: float = 600.0
     """Whole-request limit for a request that is not streamed (the SDK's own)."""
     connect_timeout: float = 10.0
-    response_timeout: float = 15.0
-    """Seconds for the response to start (status and headers) once the request is sent."""
+    response_timeout: float = 25.0
+    """Seconds for the response to start (status and headers) once the request is sent: generous, as a
+    long prompt may be read before the first byte; one such wait fits the network window."""
     idle_timeout: float = 90.0
     """Seconds a started stream may stay silent (CLAUDE_STREAM_IDLE_TIMEOUT_MS)."""
     network_window: float = 30.0
@@ -160,8 +161,12 @@ def retry_plan(exc: BaseException, attempt: int, config: ModelConfig, elapsed: f
         base = min(config.retry_max_delay, config.retry_base_delay * (2 ** (attempt - 1)))
         delay = base * (1 + random.random() * 0.25)
     delay = min(delay, config.retry_max_delay * 4)
-    if kind in ("connect", "silent") and elapsed + delay >= config.network_window:
-        return None  # an endpoint that cannot be reached or never answers: give up in ~30 s
+    if kind in ("connect", "silent"):
+        # An endpoint that cannot be reached or never answers: try again only if the next attempt
+        # can fail in time too, so the whole wait stays within the network window (~30 s).
+        next_limit = config.connect_timeout if kind == "connect" else config.response_timeout
+        if elapsed + delay + next_limit > config.network_window:
+            return None
     return RetryPlan(delay, why)
 
 
