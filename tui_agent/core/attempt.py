@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .abort import AbortSignal
-from .events import Event, Retrying, TextDelta, ThinkingDelta
+from .events import Event, Notice, Retrying, TextDelta, ThinkingDelta
 from .executor import StreamingToolExecutor
 from .model import MessageAssembler, ModelClient, ModelError, describe_error, final_error, retry_plan
 
@@ -111,7 +111,9 @@ class ResponseStreamer:
                 if signal.aborted:
                     return Response(assembler, executor, aborted=True)
                 if executor.started_effects():
-                    return Response(assembler, executor, cut_by=describe_error(exc)[3])
+                    why = describe_error(exc)[3]
+                    self.emit(Notice("warning", f"The response was cut by a connection error ({why}); the tools it started finish and the model is told."))
+                    return Response(assembler, executor, cut_by=why)
                 await executor.discard(DISCARDED)
                 plan = retry_plan(exc, attempt, self.model.config, time.monotonic() - first)
                 if plan is None:
