@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from ..tools.processes import KILL_GRACE_S
+from ..tools import processes
 from ..tools.registry import ToolRegistry
 from ..tools.validation import format_validation_error, tool_use_error
 from .abort import AbortSignal
@@ -321,7 +321,7 @@ class StreamingToolExecutor:
             if self._aborted_at is None:
                 await self._changed.wait()
                 continue
-            left = self._aborted_at + KILL_GRACE_S + ABORT_SLACK_S - time.monotonic()
+            left = self._aborted_at + processes.KILL_GRACE_S + ABORT_SLACK_S - time.monotonic()  # read now: tests may lengthen it
             if left <= 0:
                 for tracked in self._tools:
                     if tracked.state != DONE:
