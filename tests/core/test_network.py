@@ -24,6 +24,18 @@ def fast_limits(config: ModelConfig) -> None:
     config.retry_base_delay = 0.05
 
 
+def time_to_give_up(error: BaseException, each_attempt: float, config: ModelConfig) -> tuple[float, int]:
+    """(seconds, attempts) until the retry policy gives up on attempts that each fail after `each_attempt`."""
+    elapsed, attempt = 0.0, 0
+    while True:
+        attempt += 1
+        elapsed += each_attempt
+        plan = retry_plan(error, attempt, config, elapsed)
+        if plan is None:
+            return elapsed, attempt
+        elapsed += plan.delay
+
+
 async def real_endpoint_agent(tmp_path: Path, url: str, events: list):
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
@@ -63,14 +75,7 @@ class TestSilentEndpoints:
         config = ModelConfig()
         assert (config.connect_timeout, config.response_timeout, config.idle_timeout) == (10.0, 25.0, 90.0)
         silent = StreamSilentError("the API endpoint sent no response within 25s", answered=False)
-        elapsed, attempt = 0.0, 0
-        while True:
-            attempt += 1
-            elapsed += config.response_timeout
-            plan = retry_plan(silent, attempt, config, elapsed)
-            if plan is None:
-                break
-            elapsed += plan.delay
+        elapsed, attempt = time_to_give_up(silent, config.response_timeout, config)
         assert elapsed == 25 and attempt == 1
 
     def test_the_default_limits_give_up_on_an_unreachable_endpoint_within_about_30_seconds(self):
@@ -83,14 +88,7 @@ class TestSilentEndpoints:
             raise anthropic.APITimeoutError(request=request) from httpx2.ConnectTimeout("timed out")
         except anthropic.APITimeoutError as exc:
             unreachable = exc
-        elapsed, attempt = 0.0, 0
-        while True:
-            attempt += 1
-            elapsed += config.connect_timeout
-            plan = retry_plan(unreachable, attempt, config, elapsed)
-            if plan is None:
-                break
-            elapsed += plan.delay
+        elapsed, attempt = time_to_give_up(unreachable, config.connect_timeout, config)
         assert 20 <= elapsed <= 32 and attempt == 2
 
     def test_the_idle_limit_is_configurable_as_claude_code_names_it(self, monkeypatch):
