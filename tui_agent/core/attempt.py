@@ -76,13 +76,11 @@ class ResponseStreamer:
         new_executor: Callable[[], StreamingToolExecutor],
         emit: Callable[[Event], None],
         on_executor: Callable[[StreamingToolExecutor | None], None],
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.model = model
         self.new_executor = new_executor
         self.emit = emit
         self.on_executor = on_executor
-        self.clock = clock
 
     async def respond(self, request: dict[str, Any], signal: AbortSignal) -> Response:
         attempt = 0

@@ -193,7 +193,7 @@ class Agent:
         started = self.clock()
         api_seconds = 0.0
         turns = 0
-        streamer = ResponseStreamer(self.model, self._new_executor, self.emit, self._set_executor, self.clock)
+        streamer = ResponseStreamer(self.model, self._new_executor, self.emit, self._set_executor)
         stops = StopReasons(self.model.config.model)
         self.emit(RunStarted(self.session.id, self.model.config.model, prompt if isinstance(prompt, str) else "", self.registry.names, str(self.workspace.root), self.demo))
         self._append({"role": "user", "content": prompt})
@@ -275,6 +275,8 @@ class Agent:
 
     def _judge(self, stops: StopReasons, response: Response, signal: AbortSignal) -> Verdict:
         """What the response's stop reason asks for (nothing, once the run is aborted); recorded."""
+        if response.cut_by:
+            self.session.append("system", data={"subtype": "response_cut", "detail": response.cut_by, "kept": True})
         if signal.aborted or response.cut_by:
             return Verdict("go_on")
         executor = response.executor

@@ -93,7 +93,9 @@ class StopReasons:
         if stop_reason == "refusal":
             return Verdict("end", "refusal", "The model declined to respond (stop_reason: refusal).")
         if stop_reason != "max_tokens":
+            # A whole response ends the episode: a later cut starts over.
             self.text_cuts = 0
+            self._raised_once = self._split_asked = False
             if stop_reason == "pause_turn" and not any(b.get("type") == "tool_use" for b in content):
                 self._joined.append(_text(content))
                 return Verdict("pause")
