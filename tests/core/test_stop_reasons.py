@@ -85,6 +85,16 @@ class TestMaxTokensInAToolCall:
         assert any(isinstance(n, Notice) and "split" in n.text for n in h.events)
         assert_history_valid(h.agent.history)
 
+    async def test_no_raised_retry_when_max_tokens_is_already_the_models_maximum(self, make_harness, tmp_path):
+        target = tmp_path / "work" / "big.txt"
+        h = make_harness([Reply([cut_write(str(target))], stop_reason="max_tokens"), Reply([Text("in parts then")])],
+                         tools=default_tools(), allowed_tools=["Write"])
+        h.agent.model.config.max_tokens = output_maximum("claude-sonnet-4-6")
+        ended = await h.agent.run("go")
+        assert ended.result == "in parts then" and len(h.requests) == 2
+        assert SPLIT_THE_WORK in h.requests[1]["messages"][-1]["content"][0]["content"]
+        assert not target.exists()
+
     async def test_cut_again_after_being_told_to_split_ends_the_run(self, make_harness, tmp_path):
         target = tmp_path / "work" / "big.txt"
         h = make_harness([Reply([cut_write(str(target))], stop_reason="max_tokens")] * 5 + [Reply([Text("never")])],

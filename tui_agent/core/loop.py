@@ -194,7 +194,7 @@ class Agent:
         api_seconds = 0.0
         turns = 0
         streamer = ResponseStreamer(self.model, self._new_executor, self.emit, self._set_executor)
-        stops = StopReasons(self.model.config.model)
+        stops = StopReasons(self.model.config.model, self.model.config.max_tokens)
         self.emit(RunStarted(self.session.id, self.model.config.model, prompt if isinstance(prompt, str) else "", self.registry.names, str(self.workspace.root), self.demo))
         self._append({"role": "user", "content": prompt})
 

@@ -72,8 +72,10 @@ class Verdict:
 class StopReasons:
     """Per run: how many cuts in a row, and what was already tried."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, max_tokens: int = 0) -> None:
         self.model = model
+        self.max_tokens = max_tokens
+        """What requests ask for: a raised retry is pointless when it is already the maximum."""
         self.text_cuts = 0
         self.raise_next = False
         self._raised_once = False
@@ -104,7 +106,7 @@ class StopReasons:
             return Verdict("end", "max_tokens", "The response was cut off at the output token limit again after the model was asked to split the work.")
         cut, cut_id = cut_tool
         if cut:
-            if not self._raised_once and discardable:
+            if not self._raised_once and discardable and output_maximum(self.model) > self.max_tokens:
                 self._raised_once = True
                 self.raise_next = True
                 return Verdict("retry_raised", detail=f"A tool call was cut off at the output token limit; retrying with max_tokens {output_maximum(self.model)}.")
