@@ -95,6 +95,8 @@ class SimplePolicy:
         name = check.tool.name
         if name in self.disallowed_tools:
             return PermissionDecision("deny", f"Permission to use {name} has been denied by --disallowedTools.", "--disallowedTools")
+        if getattr(check.tool, "bookkeeping", False):
+            return PermissionDecision("allow", source="the agent's own bookkeeping")
         if self.mode == "bypassPermissions":
             return PermissionDecision("allow", source="mode bypassPermissions")
         if check.read_only:

@@ -161,6 +161,9 @@ class Tool(Generic[InputT]):
     description: ClassVar[str]
     Input: ClassVar[type[ToolInput]]
     max_result_size_chars: ClassVar[int] = DEFAULT_MAX_RESULT_SIZE_CHARS
+    # The agent's own bookkeeping (its todo list, its own background shells): runs without asking in every
+    # mode, as in Claude Code; only a deny or ask rule the user wrote for the tool applies.
+    bookkeeping: ClassVar[bool] = False
 
     _schema_cache: ClassVar[dict[type, dict[str, Any]]] = {}
 

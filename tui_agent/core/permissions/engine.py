@@ -39,6 +39,7 @@ PLAN_MODE_MESSAGE = (
     "Plan mode is active: only read-only tools may run, so this call was not made. Explore with read-only "
     "tools, then present your plan to the user and wait for them to leave plan mode before changing anything."
 )
+BOOKKEEPING_SOURCE = "the agent's own bookkeeping"
 _SPECIAL_WORD_CHARS = set("/\\'\"$`=*?[]{}()<>|&;~!#")
 _CYCLE: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan")
 
@@ -203,6 +204,8 @@ class PermissionEngine:
         if ask is not None:
             # No suggestions: an allow rule can't override an ask rule.
             return PermissionDecision("ask", f"{ask.described} asks for confirmation.", ask.described)
+        if getattr(check.tool, "bookkeeping", False):
+            return PermissionDecision("allow", source=BOOKKEEPING_SOURCE)
         if self.mode == "bypassPermissions":
             return PermissionDecision("allow", source="mode bypassPermissions")
         if self.mode == "plan":
