@@ -212,7 +212,7 @@ async def test_read_is_read_only_and_concurrency_safe() -> None:
 
 async def test_string_offset_is_a_validation_error(ctx: ToolContext, workspace: Path) -> None:
     out = await read(ctx, workspace / "a.txt", offset="3")
-    assert out.is_error and "The parameter `offset` type is expected as `integer` but provided as `string`" in text(out)
+    assert out.is_error and "The parameter `offset` type is expected as `number` but provided as `string`" in text(out)
 
 
 async def test_a_refused_read_does_not_count_for_the_edit_guard(ctx: ToolContext, workspace: Path) -> None:
