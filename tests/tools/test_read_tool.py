@@ -57,19 +57,12 @@ async def test_relative_path_is_refused(ctx: ToolContext) -> None:
     assert out.is_error and "must be an absolute path" in text(out)
 
 
-async def test_path_outside_the_workspace_is_refused(ctx: ToolContext, tmp_path: Path) -> None:
+async def test_a_path_outside_the_workspace_is_left_to_permissions(ctx: ToolContext, tmp_path: Path) -> None:
+    """Not refused by the tool: the permission engine asks (or a Read rule / --add-dir allows it)."""
     outside = tmp_path / "outside.txt"
-    outside.write_text("secret")
-    out = await read(ctx, outside)
-    assert out.is_error and "outside the allowed working directories" in text(out)
-
-
-async def test_symlink_pointing_outside_is_refused(ctx: ToolContext, workspace: Path, tmp_path: Path) -> None:
-    outside = tmp_path / "outside.txt"
-    outside.write_text("secret")
-    (workspace / "link.txt").symlink_to(outside)
-    out = await read(ctx, workspace / "link.txt")
-    assert out.is_error and "outside" in text(out)
+    parsed = ReadTool.Input.model_validate({"file_path": str(outside)})
+    assert ReadTool().input_path(parsed) == str(outside)
+    assert await ReadTool().validate_input(parsed, ctx) is None
 
 
 async def test_added_directories_are_inside_the_workspace(tmp_path: Path, workspace: Path) -> None:

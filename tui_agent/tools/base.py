@@ -119,13 +119,6 @@ class Workspace:
         resolved = self.resolve(path)
         return any(resolved == r or resolved.is_relative_to(r) for r in self.roots)
 
-    def outside_message(self, path: str | Path) -> str:
-        roots = ", ".join(str(r) for r in self.roots)
-        return (
-            f"Path {path} is outside the allowed working directories ({roots}). "
-            "Only files inside them can be used."
-        )
-
 
 def _no_progress(_: str) -> None:
     return None

@@ -210,9 +210,9 @@ class PermissionEngine:
             return PermissionDecision("allow", source="mode bypassPermissions")
         if self.mode == "plan":
             writes = any(isinstance(i, _Unparsed) or (isinstance(i, _PathItem) and i.write) for i in items)
-            if check.read_only and not writes:
-                return PermissionDecision("allow", source="mode plan (read-only)")
-            return PermissionDecision("deny", PLAN_MODE_MESSAGE, "mode plan")
+            if not check.read_only or writes:
+                return PermissionDecision("deny", PLAN_MODE_MESSAGE, "mode plan")
+            # Reading is fine in plan mode; reading outside the working folders still asks, as in any mode.
         pending, used = self._not_allowed(check, items)
         if not pending:
             return PermissionDecision("allow", source="; ".join(dict.fromkeys(used)) or "read-only")
@@ -261,6 +261,8 @@ class PermissionEngine:
                     used.append("mode acceptEdits")
                 else:
                     pending.append(item)
+            elif isinstance(item, _PathItem) and not check.workspace.contains(item.path):
+                pending.append(item)  # reading outside the working folders: only a Read rule allows it
             elif isinstance(item, _Unparsed):
                 pending.append(item)  # never auto-allowed: its parts can't be known
             elif check.read_only or (isinstance(item, _Command) and _part_read_only(check, item.part)):
@@ -279,6 +281,9 @@ class PermissionEngine:
             return _command_suggestions(item.part)
         if isinstance(item, _PathItem) and item.write:
             return self._edit_suggestions(item.path)
+        if isinstance(item, _PathItem) and not item.write:
+            folder = item.path if item.is_dir else item.path.parent
+            return [f"Read(//{folder.as_posix().lstrip('/')}/**)"]
         if isinstance(item, _Unparsed):
             return []  # no rule can allow what can't be parsed (but `Bash` itself)
         return [tool_name]
