@@ -54,7 +54,6 @@ READ_ONLY = [
     "echo `date`",
     "diff <(ls a) <(ls b)",
     "cat < input.txt",
-    "for f in *.py; do wc -l $f; done",
     "if true; then ls; fi",
     "cat ~/notes.txt",
 ]
@@ -100,6 +99,7 @@ NOT_READ_ONLY = [
     "ls && rm x",
     "ls | sh",
     "[[ -f x ]] && cat x",
+    "for f in *.py; do wc -l $f; done",  # `$f` names a file only known when it runs
     "",
     "ls 'unterminated",
 ]

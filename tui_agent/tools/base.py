@@ -184,6 +184,11 @@ class Tool(Generic[InputT]):
         """The file or folder this call touches, for path permission rules (None when it has none)."""
         return None
 
+    def read_paths(self, input: InputT, cwd: Path) -> list[Path]:
+        """Other files and folders the call reads (a shell line's arguments), resolved from `cwd`: each is
+        checked like a Read of that path."""
+        return []
+
     async def describe_change(self, input: InputT, ctx: ToolContext) -> str | None:
         """For tools that change files: the unified diff the call would make (shown when asking)."""
         return None

@@ -7,7 +7,10 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from pathlib import Path
+
 from . import bash_readonly, processes
+from .bash_paths import resolve_named_paths
 from .background import BackgroundShells
 from .base import Tool, ToolContext, ToolInput, ToolOutput
 from .shell_output import OutputCapture, ProgressLines
@@ -76,6 +79,10 @@ Usage notes:
 
     def is_read_only(self, input: BashInput) -> bool:
         return bash_readonly.is_read_only(input.command)
+
+    def read_paths(self, input: BashInput, cwd: Path) -> list[Path]:
+        found = bash_readonly.analyse(input.command)
+        return resolve_named_paths(found.paths, cwd) if found is not None else []
 
     def is_destructive(self, input: BashInput) -> bool:
         return bash_readonly.is_destructive(input.command)

@@ -230,6 +230,8 @@ class PermissionEngine:
                 return [_Unparsed(command)]
             items: list[_Item] = [_Command(p) for p in parts]
             items += [_path_item(ws, t, write=True) for p in parts for t in p.redirect_targets]
+            # What its readers name (`cat ~/.ssh/id_rsa`) is decided like a Read of each path.
+            items += [_path_item(ws, str(r), write=False) for r in check.tool.read_paths(check.input, ws.root)]
             return items or [_WholeCall()]
         path = check.tool.input_path(check.input)
         if path is None and check.tool.name in READ_RULE_TOOLS:
@@ -263,6 +265,8 @@ class PermissionEngine:
                     pending.append(item)
             elif isinstance(item, _PathItem) and not check.workspace.contains(item.path):
                 pending.append(item)  # reading outside the working folders: only a Read rule allows it
+            elif isinstance(item, _PathItem):
+                used.append("read-only")
             elif isinstance(item, _Unparsed):
                 pending.append(item)  # never auto-allowed: its parts can't be known
             elif check.read_only or (isinstance(item, _Command) and _part_read_only(check, item.part)):
