@@ -110,9 +110,9 @@ class BackgroundShells:
             shells = ctx.services[SERVICE_KEY] = cls()
         return shells
 
-    async def start(self, command: str, cwd: Path) -> BackgroundShell:
+    async def start(self, command: str, cwd: Path, env: dict[str, str] | None = None) -> BackgroundShell:
         self._count += 1
-        shell = BackgroundShell(f"bash_{self._count}", command, await processes.spawn_shell(command, cwd))
+        shell = BackgroundShell(f"bash_{self._count}", command, await processes.spawn_shell(command, cwd, env))
         self._shells[shell.id] = shell
         return shell
 

@@ -9,10 +9,10 @@ from pydantic import Field
 
 from pathlib import Path
 
-from . import bash_readonly, processes
+from . import bash_readonly, git_safety, processes
 from .bash_paths import resolve_named_paths
 from .background import BackgroundShells
-from .base import Tool, ToolContext, ToolInput, ToolOutput
+from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
 from .shell_output import OutputCapture, ProgressLines
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -93,14 +93,15 @@ Usage notes:
         return None
 
     async def call(self, input: BashInput, ctx: ToolContext) -> ToolOutput:
+        command, env = await _hardened(input.command, ctx.workspace.root)
         if input.run_in_background:
-            shell = await BackgroundShells.of(ctx).start(input.command, ctx.workspace.root)
+            shell = await BackgroundShells.of(ctx).start(command, ctx.workspace.root, env)
             return ToolOutput(
                 f"Command running in background with ID: {shell.id}",
                 data={"type": "background_shell", "id": shell.id},
             )
         timeout_s = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
-        shell = await processes.spawn_shell(input.command, ctx.workspace.root)
+        shell = await processes.spawn_shell(command, ctx.workspace.root, env)
         capture = OutputCapture(ctx.tool_results_dir / f"{ctx.tool_use_id or f'bash-{shell.pid}'}.txt")
         lines = ProgressLines(ctx.progress)
         pump = asyncio.create_task(_pump(shell.stdout, capture, lines))
@@ -137,6 +138,18 @@ Usage notes:
             return ToolOutput(f"{output}\n{note}" if output else note, is_error=True, full_output_path=full_path)
         # Empty output stays empty: the results pipeline says "(Bash completed with no output)".
         return ToolOutput(output, full_output_path=full_path)
+
+
+async def _hardened(command: str, root: Path) -> tuple[str, dict[str, str] | None]:
+    """A read-only line that runs git runs it with every program its repositories configure disabled."""
+    found = bash_readonly.analyse(command)
+    if found is None or not found.read_only or not found.git_dirs:
+        return command, None
+    try:
+        env = await git_safety.safe_git_env([(root / d).resolve() for d in found.git_dirs])
+    except TimeoutError:
+        raise ToolError("Could not read the repository's git configuration in time; the command was not run.") from None
+    return git_safety.with_no_ext_diff(command, found.git_flag_at), env
 
 
 async def _pump(stream: asyncio.StreamReader, capture: OutputCapture, lines: ProgressLines) -> None:
