@@ -138,10 +138,11 @@ def resolve_named_paths(paths: list[str], cwd: Path) -> list[Path]:
         parts = Path(full).parts
         fixed = next(i for i, part in enumerate(parts) if _GLOB_MAGIC.search(part))
         out.append(Path(*parts[:fixed]).resolve())
-        matches = glob.iglob(full)
-        for n, match in enumerate(matches):
-            if n == _MAX_GLOB_MATCHES:
-                out.append(Path("/"))  # too many to look at: ask
-                break
-            out.append(Path(match).resolve())
+        # Every level from the first glob on: a folder matched halfway down may be a symlink that leads out.
+        for depth in range(fixed + 1, len(parts) + 1):
+            for n, match in enumerate(glob.iglob(os.path.join(*parts[:depth]))):
+                if n == _MAX_GLOB_MATCHES:
+                    out.append(Path("/"))  # too many to look at: ask
+                    break
+                out.append(Path(match).resolve())
     return list(dict.fromkeys(out))
