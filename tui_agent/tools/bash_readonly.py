@@ -350,6 +350,11 @@ def _redirect_ok(redirect: Node, found: Analysis, source: str) -> bool:
     return False
 
 
+# What the Bash tool's description tells the model runs without asking.
+READER_NAMES: tuple[str, ...] = tuple(sorted(_READERS))
+GIT_READER_NAMES: tuple[str, ...] = (*sorted(_GIT_READERS), "branch (listing)")
+
+
 # --- destructive commands -------------------------------------------------------------------------
 
 _DESTRUCTIVE_GIT = (
