@@ -84,7 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from pydantic import ValidationError
 
-    from .config import AgentSettings
+    from .config import INVALID_SESSION_ID, AgentSettings, is_uuid
+
+    if args.session_id is not None and not is_uuid(args.session_id):
+        sys.stderr.write(f"Error: {INVALID_SESSION_ID}\n")  # Claude Code's words and exit status
+        return 1
 
     mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
     try:

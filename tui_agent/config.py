@@ -10,7 +10,9 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+import uuid
+
+from pydantic import BaseModel, Field, field_validator
 
 from .core.model import DEFAULT_MODEL
 from .core.permission_types import PermissionMode
@@ -22,6 +24,17 @@ def _env_int(name: str, default: int) -> int:
         return int(raw) if raw else default
     except ValueError:
         return default
+
+
+INVALID_SESSION_ID = "Invalid session ID. Must be a valid UUID."
+
+
+def is_uuid(text: str) -> bool:
+    """A UUID in its canonical 8-4-4-4-12 form (what Claude Code accepts for --session-id)."""
+    try:
+        return str(uuid.UUID(text)) == text.lower()
+    except ValueError:
+        return False
 
 
 class AgentSettings(BaseModel):
@@ -58,7 +71,8 @@ class AgentSettings(BaseModel):
     settings_file: Path | None = None
     """An extra settings file (--settings)."""
     session_id: str | None = None
-    """Use this session id instead of a new one (--session-id)."""
+    """Use this session id instead of a new one (--session-id); a UUID, as Claude Code requires (it names
+    the transcript file, so anything else could put it anywhere)."""
     max_concurrency: int = Field(default_factory=lambda: _env_int("TUI_AGENT_MAX_TOOL_USE_CONCURRENCY", 10))
     """How many tools may run at once (TUI_AGENT_MAX_TOOL_USE_CONCURRENCY)."""
     message_budget: int = Field(default_factory=lambda: _env_int("TUI_AGENT_RESULT_BUDGET_CHARS", 200_000))
@@ -68,6 +82,13 @@ class AgentSettings(BaseModel):
     stream_idle_timeout: float = Field(default_factory=lambda: _env_int("CLAUDE_STREAM_IDLE_TIMEOUT_MS", 90_000) / 1000)
     """Seconds a started response stream may stay silent (pings count as life) before it is treated
     as a dropped connection and retried (CLAUDE_STREAM_IDLE_TIMEOUT_MS, as Claude Code names it)."""
+
+    @field_validator("session_id")
+    @classmethod
+    def _session_id_is_a_uuid(cls, value: str | None) -> str | None:
+        if value is not None and not is_uuid(value):
+            raise ValueError(INVALID_SESSION_ID)
+        return value
 
     @classmethod
     def from_env(cls, **overrides: object) -> "AgentSettings":

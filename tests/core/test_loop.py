@@ -124,7 +124,7 @@ class TestResults:
         text = h.agent.history[2]["content"][0]["content"]
         assert "The required parameter `path` is missing" in text
         assert "An unexpected parameter `content` was provided" in text
-        assert "The parameter `limit` type is expected as `integer` but provided as `string`" in text
+        assert "The parameter `limit` type is expected as `number` but provided as `string`" in text
         assert text.startswith("<tool_use_error>") and h.agent.history[2]["content"][0]["is_error"]
 
     async def test_invalid_json_input_is_an_error_result_and_history_stays_valid(self, make_harness):

@@ -54,7 +54,6 @@ READ_ONLY = [
     "echo `date`",
     "diff <(ls a) <(ls b)",
     "cat < input.txt",
-    "for f in *.py; do wc -l $f; done",
     "if true; then ls; fi",
     "cat ~/notes.txt",
 ]
@@ -100,6 +99,7 @@ NOT_READ_ONLY = [
     "ls && rm x",
     "ls | sh",
     "[[ -f x ]] && cat x",
+    "for f in *.py; do wc -l $f; done",  # `$f` names a file only known when it runs
     "",
     "ls 'unterminated",
 ]
@@ -127,3 +127,15 @@ def test_destructive(command: str) -> None:
 @pytest.mark.parametrize("command", ["ls", "rm file.txt", "git reset HEAD file", "git push", "echo rm -rf"])
 def test_not_destructive(command: str) -> None:
     assert not is_destructive(command), command
+
+
+def test_the_bash_description_tells_the_model_what_runs_without_asking() -> None:
+    from tui_agent.tools.bash import BashTool
+    from tui_agent.tools.bash_readonly import READER_NAMES
+
+    text = BashTool.description
+    start = text.index("Read-only commands run without asking: ")
+    listed = text[start:].split("\n", 1)[0]
+    for name in READER_NAMES:
+        assert f" {name}," in listed or f" {name} (" in listed, name
+    assert "inside the working directories" in listed and "--ext-diff" in listed

@@ -193,7 +193,9 @@ async def test_diff_marks_a_missing_final_newline(ctx: ToolContext, workspace: P
     assert f.read_text() == "a\nc"
 
 
-async def test_path_outside_workspace_is_refused(ctx: ToolContext, tmp_path: Path) -> None:
-    out = await edit(ctx, tmp_path / "x.txt", "", "x")
-    assert out.is_error and "outside" in text(out)
-    assert not (tmp_path / "x.txt").exists()
+async def test_a_path_outside_the_workspace_is_left_to_permissions(ctx: ToolContext, tmp_path: Path) -> None:
+    """The tool names the path it touches; whether it may is the permission engine's question."""
+    tool = EditTool()
+    parsed = tool.Input.model_validate({"file_path": str(tmp_path / "x.txt"), "old_string": "", "new_string": "x"})
+    assert tool.input_path(parsed) == str(tmp_path / "x.txt") and not tool.is_read_only(parsed)
+    assert await tool.validate_input(parsed, ctx) is None

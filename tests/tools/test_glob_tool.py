@@ -77,14 +77,18 @@ async def test_absolute_pattern_searches_from_its_fixed_prefix(ctx: ToolContext,
     assert text(await glob(ctx, f"{workspace}/src/**/*.rs")).splitlines() == [str(a)]
 
 
-async def test_path_outside_the_workspace_is_refused(ctx: ToolContext, tmp_path: Path) -> None:
-    out = await glob(ctx, "*", path=str(tmp_path))
-    assert out.is_error and "outside" in text(out)
+async def test_the_folder_searched_is_what_permissions_see(tmp_path: Path) -> None:
+    """A path outside the workspace is the permission engine's question, so the tool must name the folder
+    it will really search, an absolute pattern's fixed prefix included."""
+    tool = GlobTool()
 
+    def path_of(**raw: str) -> str | None:
+        return tool.input_path(tool.Input.model_validate(raw))
 
-async def test_absolute_pattern_outside_the_workspace_is_refused(ctx: ToolContext, tmp_path: Path) -> None:
-    out = await glob(ctx, f"{tmp_path}/**/*")
-    assert out.is_error and "outside" in text(out)
+    assert path_of(pattern="*", path=str(tmp_path)) == str(tmp_path)
+    assert path_of(pattern=f"{tmp_path}/**/*") == str(tmp_path)
+    assert path_of(pattern=f"{tmp_path}/**/*", path="/elsewhere") == str(tmp_path)
+    assert path_of(pattern="src/*.py") is None
 
 
 async def test_missing_or_non_directory_path_is_an_error(ctx: ToolContext, workspace: Path) -> None:

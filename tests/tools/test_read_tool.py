@@ -8,7 +8,8 @@ from pathlib import Path
 from tests.tools.support import run_tool, text
 from tui_agent.tools.base import ToolContext
 from tui_agent.tools.file_watch import watcher_for
-from tui_agent.tools.read import EMPTY_FILE_WARNING, MAX_IMAGE_BYTES, ReadTool
+from tui_agent.tools.images import MAX_FILE_BYTES
+from tui_agent.tools.read import EMPTY_FILE_WARNING, ReadTool
 
 PNG_1PX = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -56,19 +57,12 @@ async def test_relative_path_is_refused(ctx: ToolContext) -> None:
     assert out.is_error and "must be an absolute path" in text(out)
 
 
-async def test_path_outside_the_workspace_is_refused(ctx: ToolContext, tmp_path: Path) -> None:
+async def test_a_path_outside_the_workspace_is_left_to_permissions(ctx: ToolContext, tmp_path: Path) -> None:
+    """Not refused by the tool: the permission engine asks (or a Read rule / --add-dir allows it)."""
     outside = tmp_path / "outside.txt"
-    outside.write_text("secret")
-    out = await read(ctx, outside)
-    assert out.is_error and "outside the allowed working directories" in text(out)
-
-
-async def test_symlink_pointing_outside_is_refused(ctx: ToolContext, workspace: Path, tmp_path: Path) -> None:
-    outside = tmp_path / "outside.txt"
-    outside.write_text("secret")
-    (workspace / "link.txt").symlink_to(outside)
-    out = await read(ctx, workspace / "link.txt")
-    assert out.is_error and "outside" in text(out)
+    parsed = ReadTool.Input.model_validate({"file_path": str(outside)})
+    assert ReadTool().input_path(parsed) == str(outside)
+    assert await ReadTool().validate_input(parsed, ctx) is None
 
 
 async def test_added_directories_are_inside_the_workspace(tmp_path: Path, workspace: Path) -> None:
@@ -144,11 +138,22 @@ async def test_image_media_type_comes_from_its_bytes_not_its_extension(ctx: Tool
     assert isinstance(out.content, list) and out.content[0]["source"]["media_type"] == "image/png"
 
 
-async def test_large_image_gets_a_clear_message(ctx: ToolContext, workspace: Path) -> None:
+async def test_an_image_file_too_big_to_open_gets_a_clear_message(ctx: ToolContext, workspace: Path) -> None:
     f = workspace / "huge.png"
-    f.write_bytes(PNG_1PX + b"\0" * MAX_IMAGE_BYTES)
+    with f.open("wb") as fh:
+        fh.write(PNG_1PX)
+        fh.truncate(MAX_FILE_BYTES + 1)  # sparse: no need to write 30 MB
     out = await read(ctx, f)
-    assert out.is_error and "too large" in text(out) and "3.75 MB" in text(out)
+    assert out.is_error and "too large" in text(out) and "30 MB" in text(out)
+
+
+async def test_a_file_that_is_not_a_decodable_image_is_an_error(ctx: ToolContext, workspace: Path) -> None:
+    for name, data in (("fake.png", b"not an image at all" * 50), ("cut.png", PNG_1PX[:40]), ("cut.jpg", b"\xff\xd8\xff\xe0" + b"\0" * 30)):
+        f = workspace / name
+        f.write_bytes(data)
+        out = await read(ctx, f)
+        assert out.is_error and "not a valid image" in text(out), (name, out.content)
+        assert isinstance(out.content, str)  # never an image block
 
 
 async def test_utf16_with_bom_is_decoded(ctx: ToolContext, workspace: Path) -> None:
@@ -212,7 +217,7 @@ async def test_read_is_read_only_and_concurrency_safe() -> None:
 
 async def test_string_offset_is_a_validation_error(ctx: ToolContext, workspace: Path) -> None:
     out = await read(ctx, workspace / "a.txt", offset="3")
-    assert out.is_error and "The parameter `offset` type is expected as `integer` but provided as `string`" in text(out)
+    assert out.is_error and "The parameter `offset` type is expected as `number` but provided as `string`" in text(out)
 
 
 async def test_a_refused_read_does_not_count_for_the_edit_guard(ctx: ToolContext, workspace: Path) -> None:

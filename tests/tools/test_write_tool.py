@@ -71,10 +71,12 @@ async def test_directory_path_is_refused(ctx: ToolContext, workspace: Path) -> N
     assert out.is_error and "directory" in text(out)
 
 
-async def test_outside_and_relative_paths_are_refused(ctx: ToolContext, tmp_path: Path) -> None:
-    assert "outside" in text(await write(ctx, tmp_path / "x.txt", "x"))
+async def test_relative_paths_are_refused_and_outside_ones_left_to_permissions(ctx: ToolContext, tmp_path: Path) -> None:
     assert "absolute" in text(await write(ctx, "x.txt", "x"))
     assert not (tmp_path / "x.txt").exists()
+    tool = WriteTool()
+    parsed = tool.Input.model_validate({"file_path": str(tmp_path / "x.txt"), "content": "x"})
+    assert tool.input_path(parsed) == str(tmp_path / "x.txt") and not tool.is_read_only(parsed)
 
 
 async def test_describe_change_is_the_diff_without_writing(ctx: ToolContext, workspace: Path) -> None:

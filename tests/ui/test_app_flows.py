@@ -268,3 +268,14 @@ def _first_command(app: Any) -> str:
     if not found or not found.first().option_count:
         return ""
     return str(found.first().get_option_at_index(0).prompt)
+
+
+async def test_a_prompt_starting_with_a_path_is_sent_to_the_model(project: Path) -> None:
+    """`/usr/bin/python crashes` is a question about a path, not an unknown slash command."""
+    app, model = build(project, [Reply([Text("Let me look.")])])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"/usr/bin/python crashes", "enter")
+        await until(pilot, lambda: len(model.requests) == 1 and not app.running, timeout=10)
+        assert model.requests[0]["messages"][0]["content"][0]["text"] == "/usr/bin/python crashes"
+        assert "Unknown command" not in transcript_text(app)
+        assert [n.message for n in app._notifications] == []

@@ -119,6 +119,7 @@ async def test_unknown_command_and_plain_prompts(app: Harness) -> None:
         assert await run_command(app, "/frobnicate now") is True
         assert await warnings(app, pilot) == ["Unknown command /frobnicate. Type /help for the list."]
         assert await run_command(app, "hello /help") is False
+        assert await run_command(app, "/usr/bin/python crashes on start") is False
 
 
 async def test_clear_starts_a_new_history(app: Harness) -> None:

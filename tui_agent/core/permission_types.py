@@ -95,8 +95,13 @@ class SimplePolicy:
         name = check.tool.name
         if name in self.disallowed_tools:
             return PermissionDecision("deny", f"Permission to use {name} has been denied by --disallowedTools.", "--disallowedTools")
+        if getattr(check.tool, "bookkeeping", False):
+            return PermissionDecision("allow", source="the agent's own bookkeeping")
         if self.mode == "bypassPermissions":
             return PermissionDecision("allow", source="mode bypassPermissions")
+        path = check.tool.input_path(check.input)
+        if path is not None and not check.workspace.contains(path) and name not in self.session_allowed:
+            return PermissionDecision("ask", f"{name}: {path} is outside the working directories.", suggestions=(name,))
         if check.read_only:
             return PermissionDecision("allow", source="read-only")
         if self.mode == "plan":

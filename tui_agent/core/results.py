@@ -33,9 +33,22 @@ def truncate_error(text: str) -> str:
 
 
 def content_size(content: str | list[dict[str, Any]]) -> int:
+    """Characters a result weighs in the budget: its text, and each image by its encoded (base64) size."""
     if isinstance(content, str):
         return len(content)
-    return sum(len(b.get("text", "")) for b in content if b.get("type") == "text")
+    return sum(_block_size(b) for b in content)
+
+
+def _has_image(content: str | list[dict[str, Any]]) -> bool:
+    return not isinstance(content, str) and any(b.get("type") == "image" for b in content)
+
+
+def _block_size(block: dict[str, Any]) -> int:
+    if block.get("type") == "text":
+        return len(block.get("text", ""))
+    if block.get("type") == "image":
+        return len(block.get("source", {}).get("data", ""))
+    return 0
 
 
 def content_text(content: str | list[dict[str, Any]]) -> str:
@@ -110,7 +123,8 @@ class ResultStore:
             elif is_error:
                 content = truncate_error(content)
         size = content_size(content)
-        if not is_error and size > max_result_size_chars:
+        # An image can't become a text file: it counts in the budget but is never persisted.
+        if not is_error and size > max_result_size_chars and not _has_image(content):
             content = self._persist(tool_use_id, content_text(content), full_output_path)
             self._frozen[tool_use_id] = content
         return ToolResultBlock(tool_use_id, content, is_error, full_output_path)

@@ -110,9 +110,9 @@ class BackgroundShells:
             shells = ctx.services[SERVICE_KEY] = cls()
         return shells
 
-    async def start(self, command: str, cwd: Path) -> BackgroundShell:
+    async def start(self, command: str, cwd: Path, env: dict[str, str] | None = None) -> BackgroundShell:
         self._count += 1
-        shell = BackgroundShell(f"bash_{self._count}", command, await processes.spawn_shell(command, cwd))
+        shell = BackgroundShell(f"bash_{self._count}", command, await processes.spawn_shell(command, cwd, env))
         self._shells[shell.id] = shell
         return shell
 
@@ -138,6 +138,7 @@ class BashOutputInput(ToolInput):
 class BashOutputTool(Tool[BashOutputInput]):
     name = "BashOutput"
     Input = BashOutputInput
+    bookkeeping = True
     description: ClassVar[str] = """- Retrieves output from a running or completed background bash shell
 - Takes a shell_id parameter identifying the shell
 - Always returns only new output since the last check
@@ -190,6 +191,7 @@ class KillShellInput(ToolInput):
 class KillShellTool(Tool[KillShellInput]):
     name = "KillShell"
     Input = KillShellInput
+    bookkeeping = True  # validate_input makes sure it is one of this session's own shells
     description: ClassVar[str] = """- Kills a running background bash shell by its ID
 - Takes a shell_id parameter identifying the shell to kill
 - Returns a success or failure status

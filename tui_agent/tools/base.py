@@ -119,13 +119,6 @@ class Workspace:
         resolved = self.resolve(path)
         return any(resolved == r or resolved.is_relative_to(r) for r in self.roots)
 
-    def outside_message(self, path: str | Path) -> str:
-        roots = ", ".join(str(r) for r in self.roots)
-        return (
-            f"Path {path} is outside the allowed working directories ({roots}). "
-            "Only files inside them can be used."
-        )
-
 
 def _no_progress(_: str) -> None:
     return None
@@ -161,6 +154,9 @@ class Tool(Generic[InputT]):
     description: ClassVar[str]
     Input: ClassVar[type[ToolInput]]
     max_result_size_chars: ClassVar[int] = DEFAULT_MAX_RESULT_SIZE_CHARS
+    # The agent's own bookkeeping (its todo list, its own background shells): runs without asking in every
+    # mode, as in Claude Code; only a deny or ask rule the user wrote for the tool applies.
+    bookkeeping: ClassVar[bool] = False
 
     _schema_cache: ClassVar[dict[type, dict[str, Any]]] = {}
 
@@ -187,6 +183,11 @@ class Tool(Generic[InputT]):
     def input_path(self, input: InputT) -> str | None:
         """The file or folder this call touches, for path permission rules (None when it has none)."""
         return None
+
+    def read_paths(self, input: InputT, cwd: Path) -> list[Path]:
+        """Other files and folders the call reads (a shell line's arguments), resolved from `cwd`: each is
+        checked like a Read of that path."""
+        return []
 
     async def describe_change(self, input: InputT, ctx: ToolContext) -> str | None:
         """For tools that change files: the unified diff the call would make (shown when asking)."""

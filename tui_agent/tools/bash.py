@@ -7,9 +7,12 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from . import bash_readonly, processes
+from pathlib import Path
+
+from . import bash_readonly, git_safety, processes
+from .bash_paths import resolve_named_paths
 from .background import BackgroundShells
-from .base import Tool, ToolContext, ToolInput, ToolOutput
+from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
 from .shell_output import OutputCapture, ProgressLines
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -66,6 +69,7 @@ Usage notes:
   - stdin is closed: interactive commands (editors, `git rebase -i`, prompts) will not work. Pagers are disabled.
   - stdout and stderr are combined. A non-zero exit status is reported as "Exit code N" after the output. Very long output is truncated in the middle, and the full output is saved to a file.
   - You can use the `run_in_background` parameter to run the command in the background, which allows you to continue working while the command runs. You can monitor the output using the BashOutput tool as it becomes available, and stop it with KillShell. Never use `run_in_background` to run 'sleep' as it will return immediately. You do not need to use '&' at the end of the command when using this parameter.
+  - Read-only commands run without asking: {", ".join(bash_readonly.READER_NAMES)} (git only for {", ".join(bash_readonly.GIT_READER_NAMES)}, and without --ext-diff, --textconv, --output or -c; find without -exec, -delete or -fprint; sort without -o), alone or combined with pipes, `&&`, `;` and `cd`, as long as every file and folder they name is inside the working directories. Reading anywhere else, writing, variables in file names and every other command ask the user first (and are refused when no one can be asked), so prefer the Read, Grep and Glob tools.
   - VERY IMPORTANT: You MUST avoid using search commands like `find` and `grep`. Instead use Grep and Glob to search. You MUST avoid read tools like `cat`, `head`, `tail`, and `ls`, and use Read to read files.
   - When issuing multiple commands:
     - If the commands are independent and can run in parallel, make multiple Bash tool calls in a single message.
@@ -77,6 +81,10 @@ Usage notes:
     def is_read_only(self, input: BashInput) -> bool:
         return bash_readonly.is_read_only(input.command)
 
+    def read_paths(self, input: BashInput, cwd: Path) -> list[Path]:
+        found = bash_readonly.analyse(input.command)
+        return resolve_named_paths(found.paths, cwd) if found is not None else []
+
     def is_destructive(self, input: BashInput) -> bool:
         return bash_readonly.is_destructive(input.command)
 
@@ -86,14 +94,15 @@ Usage notes:
         return None
 
     async def call(self, input: BashInput, ctx: ToolContext) -> ToolOutput:
+        command, env = await _hardened(input.command, ctx.workspace.root)
         if input.run_in_background:
-            shell = await BackgroundShells.of(ctx).start(input.command, ctx.workspace.root)
+            shell = await BackgroundShells.of(ctx).start(command, ctx.workspace.root, env)
             return ToolOutput(
                 f"Command running in background with ID: {shell.id}",
                 data={"type": "background_shell", "id": shell.id},
             )
         timeout_s = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
-        shell = await processes.spawn_shell(input.command, ctx.workspace.root)
+        shell = await processes.spawn_shell(command, ctx.workspace.root, env)
         capture = OutputCapture(ctx.tool_results_dir / f"{ctx.tool_use_id or f'bash-{shell.pid}'}.txt")
         lines = ProgressLines(ctx.progress)
         pump = asyncio.create_task(_pump(shell.stdout, capture, lines))
@@ -130,6 +139,18 @@ Usage notes:
             return ToolOutput(f"{output}\n{note}" if output else note, is_error=True, full_output_path=full_path)
         # Empty output stays empty: the results pipeline says "(Bash completed with no output)".
         return ToolOutput(output, full_output_path=full_path)
+
+
+async def _hardened(command: str, root: Path) -> tuple[str, dict[str, str] | None]:
+    """A read-only line that runs git runs it with every program its repositories configure disabled."""
+    found = bash_readonly.analyse(command)
+    if found is None or not found.read_only or not found.git_dirs:
+        return command, None
+    try:
+        env = await git_safety.safe_git_env([(root / d).resolve() for d in found.git_dirs])
+    except TimeoutError:
+        raise ToolError("Could not read the repository's git configuration in time; the command was not run.") from None
+    return git_safety.with_no_ext_diff(command, found.git_flag_at), env
 
 
 async def _pump(stream: asyncio.StreamReader, capture: OutputCapture, lines: ProgressLines) -> None:

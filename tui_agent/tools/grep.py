@@ -105,8 +105,6 @@ class GrepTool(Tool[GrepInput]):
     async def validate_input(self, input: GrepInput, ctx: ToolContext) -> str | None:
         if input.path is None:
             return None
-        if not ctx.workspace.contains(input.path):
-            return ctx.workspace.outside_message(input.path)
         if not ctx.workspace.resolve(input.path).exists():
             return f"Path does not exist: {input.path}"
         return None

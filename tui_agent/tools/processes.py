@@ -29,10 +29,10 @@ _POLL_S = 0.005
 _live: dict[int, str] = {}
 
 
-def shell_env(marker: str) -> dict[str, str]:
+def shell_env(marker: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of a shell command: ours, flagged as run by the agent, with no pager."""
     env = dict(os.environ)
-    env.update({"TUI_AGENT": "1", "PAGER": "cat", "GIT_PAGER": "cat", MARKER_ENV: marker})
+    env.update({"TUI_AGENT": "1", "PAGER": "cat", "GIT_PAGER": "cat", MARKER_ENV: marker, **(extra or {})})
     return env
 
 
@@ -93,14 +93,14 @@ class Shell:
         self._transport.close()
 
 
-async def spawn_shell(command: str, cwd: Path) -> Shell:
+async def spawn_shell(command: str, cwd: Path, env: dict[str, str] | None = None) -> Shell:
     """Start `bash -c command` in its own session, stdin closed, stderr merged into stdout.
 
     The shell runs (and may fork) before the spawn returns; a cancel that lands in that window must
     not leave it behind, so the spawn finishes in a task of its own and a cancelled caller stops the
     whole tree before the cancel goes on."""
     marker = uuid.uuid4().hex
-    spawn = asyncio.ensure_future(_spawn(command, cwd, marker))
+    spawn = asyncio.ensure_future(_spawn(command, cwd, marker, env))
     try:
         return await asyncio.shield(spawn)
     except asyncio.CancelledError:
@@ -130,7 +130,7 @@ async def _stop_spawned(spawn: "asyncio.Future[Shell]", marker: str) -> None:
     shell.close()
 
 
-async def _spawn(command: str, cwd: Path, marker: str) -> Shell:
+async def _spawn(command: str, cwd: Path, marker: str, extra_env: dict[str, str] | None = None) -> Shell:
     loop = asyncio.get_running_loop()
     transport, protocol = await loop.subprocess_exec(
         # A bigger stream buffer than asyncio's 64 KB default: fewer wake-ups on fast output.
@@ -141,7 +141,7 @@ async def _spawn(command: str, cwd: Path, marker: str) -> Shell:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        env=shell_env(marker),
+        env=shell_env(marker, extra_env),
     )
     proc = asyncio.subprocess.Process(transport, protocol, loop)
     _live[proc.pid] = marker

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import stat
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
 from . import file_watch
+from .images import MAX_LONG_SIDE_PX, ImageError, prepare_image
 from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
 from .text_files import (
     BINARY_SNIFF_BYTES,
@@ -27,15 +27,8 @@ DEFAULT_LIMIT = 2000
 MAX_WHOLE_FILE_BYTES = 256 * 1024
 # ~25,000 tokens: Read is never persisted, so it limits itself.
 MAX_OUTPUT_CHARS = 100_000
-MAX_IMAGE_BYTES = int(3.75 * 1024 * 1024)
 
 _IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
-_IMAGE_MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
 _BINARY_EXTENSIONS = frozenset(
     ".pdf .zip .gz .tgz .bz2 .xz .7z .rar .tar .jar .war .class .pyc .pyo .o .a .so .dylib .dll .exe "
     ".bin .dat .db .sqlite .sqlite3 .wasm .ico .bmp .tiff .psd .mp3 .mp4 .mov .avi .mkv .wav .flac .ogg "
@@ -71,7 +64,7 @@ Usage:
 - Files larger than {MAX_WHOLE_FILE_BYTES // 1024} KB must be read in parts with offset and limit
 - Any lines longer than 2000 characters will be truncated
 - Results are returned using cat -n format, with line numbers starting at 1
-- This tool allows you to read images (PNG, JPG, GIF, WEBP). When reading an image file the contents are presented visually as you are a multimodal LLM.
+- This tool allows you to read images (PNG, JPG, GIF, WEBP). When reading an image file the contents are presented visually as you are a multimodal LLM. Images larger than {MAX_LONG_SIDE_PX} px on their longest side are scaled down.
 - This tool can only read files, not directories. To read a directory, use an ls command via the Bash tool.
 - You have the capability to call multiple tools in a single response. It is always better to speculatively read multiple files as a batch that are potentially useful.
 - If you read a file that exists but has empty contents you will receive a system reminder warning in place of file contents."""
@@ -99,7 +92,7 @@ Usage:
             )
         suffix = path.suffix.lower()
         if suffix in _IMAGE_TYPES:
-            return self._read_image(path, st.st_size, ctx)
+            return await self._read_image(path, st.st_size, ctx)
         if suffix in _BINARY_EXTENSIONS:
             raise ToolError(f"This tool cannot read binary files. The file appears to be a binary {suffix} file: {path}")
 
@@ -139,31 +132,16 @@ Usage:
         file_watch.watcher_for(ctx).track(path, data)
         return ToolOutput(text)
 
-    def _read_image(self, path: Path, size: int, ctx: ToolContext) -> ToolOutput:
-        if size > MAX_IMAGE_BYTES:
-            raise ToolError(
-                f"Image file is too large to send ({size / 1024 / 1024:.1f} MB; the limit is 3.75 MB): {path}. "
-                "Make a smaller copy first (e.g. with ImageMagick via the Bash tool) and read that."
-            )
+    async def _read_image(self, path: Path, size: int, ctx: ToolContext) -> ToolOutput:
         if size == 0:
             return ToolOutput(EMPTY_FILE_WARNING)
-        data = path.read_bytes()
+        try:
+            image = await asyncio.to_thread(prepare_image, path)  # decoding and scaling take a while
+        except ImageError as exc:
+            raise ToolError(str(exc)) from None
         ctx.read_state.record(path)
-        block: dict[str, Any] = {
-            "type": "image",
-            "source": {"type": "base64", "media_type": _image_type(path, data), "data": base64.b64encode(data).decode("ascii")},
-        }
-        return ToolOutput([block])
-
-
-def _image_type(path: Path, data: bytes) -> str:
-    """The media type from the file's magic bytes (extensions lie), else from its extension."""
-    for magic, media_type in _IMAGE_MAGIC:
-        if data.startswith(magic):
-            return media_type
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    return _IMAGE_TYPES[path.suffix.lower()]
+        data = {"type": "image", "width": image.width, "height": image.height, "original_size": image.original_size}
+        return ToolOutput([image.block()], data=data)
 
 
 _STREAM_CODECS = {"utf-8": "utf-8-sig", "utf-16-le": "utf-16", "utf-16-be": "utf-16"}

@@ -34,11 +34,10 @@ UTF8 = TextEncoding("utf-8")
 
 
 def path_problem(ctx: ToolContext, file_path: str) -> str | None:
-    """Why a file tool may not use `file_path` (not absolute, outside the workspace), or None."""
+    """Why a file tool may not use `file_path` (not absolute), or None. A path outside the working folders
+    is a permission question (the engine asks, and rules or --add-dir allow it), not an error here."""
     if not Path(file_path).is_absolute():
         return f"file_path must be an absolute path, not a relative path: {file_path}"
-    if not ctx.workspace.contains(file_path):
-        return ctx.workspace.outside_message(file_path)
     return None
 
 

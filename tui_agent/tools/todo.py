@@ -26,6 +26,7 @@ class TodoWriteInput(ToolInput):
 class TodoWriteTool(Tool[TodoWriteInput]):
     name = "TodoWrite"
     Input = TodoWriteInput
+    bookkeeping = True
     description: ClassVar[str] = """Use this tool to create and manage a structured task list for your current coding session. This helps you track progress, organize complex tasks, and demonstrate thoroughness to the user.
 It also helps the user understand the progress of the task and overall progress of their requests.
 

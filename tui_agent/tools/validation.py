@@ -3,7 +3,9 @@
 One line per problem, in Claude Code's words, so the model fixes its call on the next try:
   The required parameter `file_path` is missing
   An unexpected parameter `content` was provided
-  The parameter `limit` type is expected as `integer` but provided as `string`
+  The parameter `limit` type is expected as `number` but provided as `string`
+Types are named as JavaScript names a JSON value's type (`number`, `string`, `boolean`, `array`, `object`,
+`null`), as Claude Code and the seed do: a JSON integer is a `number`.
 """
 
 from __future__ import annotations
@@ -14,9 +16,8 @@ from pydantic import ValidationError
 
 _EXPECTED_BY_ERROR = {
     "string_type": "string",
-    "int_type": "integer",
-    "int_parsing": "integer",
-    "int_from_float": "integer",
+    "int_type": "number",
+    "int_parsing": "number",
     "float_type": "number",
     "float_parsing": "number",
     "bool_type": "boolean",
@@ -33,9 +34,7 @@ def json_type_name(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
+    if isinstance(value, (int, float)):
         return "number"
     if isinstance(value, str):
         return "string"

@@ -189,7 +189,9 @@ class TuiAgentApp(App[int]):
 
     def submit(self, text: str) -> None:
         """Send a prompt now, queue it while a run is going, or run it as a slash command."""
-        if text.startswith("/"):
+        from .commands import is_command_text
+
+        if is_command_text(text):
             self.run_worker(self._run_command(text), exclusive=False, exit_on_error=False)
         elif self.running or not self.ready:
             self.queued_prompts.append(text)

@@ -6,6 +6,7 @@ Commands act on `app.agent` (the core's Agent) and use what the app offers when 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Awaitable, Callable
@@ -154,6 +155,16 @@ COMMANDS: tuple[SlashCommand, ...] = (
 )
 
 
+# `/name` or `/name args`: a name is a word (letters, digits, `-`, `_`, `:`). A path such as `/usr/bin/python`
+# is not command-shaped, so a prompt that starts with one goes to the model (as in Claude Code).
+_COMMAND_SHAPE = re.compile(r"/(?:[A-Za-z][\w:-]*)?(?=\s|$)")
+
+
+def is_command_text(text: str) -> bool:
+    """Whether a submitted prompt is a slash command (known or not) rather than text for the model."""
+    return _COMMAND_SHAPE.match(text.strip()) is not None
+
+
 def find_command(name: str) -> SlashCommand | None:
     name = name.lower()
     return next((c for c in COMMANDS if name == c.name or name in c.aliases), None)
@@ -162,7 +173,7 @@ def find_command(name: str) -> SlashCommand | None:
 async def run_command(app: App[Any], text: str) -> bool:
     """Run a prompt that starts with "/". True when it was a command (unknown ones are reported)."""
     text = text.strip()
-    if not text.startswith("/"):
+    if not is_command_text(text):
         return False
     name, _, arg = text[1:].partition(" ")
     command = find_command(name or "help")

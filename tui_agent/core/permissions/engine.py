@@ -39,6 +39,7 @@ PLAN_MODE_MESSAGE = (
     "Plan mode is active: only read-only tools may run, so this call was not made. Explore with read-only "
     "tools, then present your plan to the user and wait for them to leave plan mode before changing anything."
 )
+BOOKKEEPING_SOURCE = "the agent's own bookkeeping"
 _SPECIAL_WORD_CHARS = set("/\\'\"$`=*?[]{}()<>|&;~!#")
 _CYCLE: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan")
 
@@ -203,13 +204,15 @@ class PermissionEngine:
         if ask is not None:
             # No suggestions: an allow rule can't override an ask rule.
             return PermissionDecision("ask", f"{ask.described} asks for confirmation.", ask.described)
+        if getattr(check.tool, "bookkeeping", False):
+            return PermissionDecision("allow", source=BOOKKEEPING_SOURCE)
         if self.mode == "bypassPermissions":
             return PermissionDecision("allow", source="mode bypassPermissions")
         if self.mode == "plan":
             writes = any(isinstance(i, _Unparsed) or (isinstance(i, _PathItem) and i.write) for i in items)
-            if check.read_only and not writes:
-                return PermissionDecision("allow", source="mode plan (read-only)")
-            return PermissionDecision("deny", PLAN_MODE_MESSAGE, "mode plan")
+            if not check.read_only or writes:
+                return PermissionDecision("deny", PLAN_MODE_MESSAGE, "mode plan")
+            # Reading is fine in plan mode; reading outside the working folders still asks, as in any mode.
         pending, used = self._not_allowed(check, items)
         if not pending:
             return PermissionDecision("allow", source="; ".join(dict.fromkeys(used)) or "read-only")
@@ -227,6 +230,8 @@ class PermissionEngine:
                 return [_Unparsed(command)]
             items: list[_Item] = [_Command(p) for p in parts]
             items += [_path_item(ws, t, write=True) for p in parts for t in p.redirect_targets]
+            # What its readers name (`cat ~/.ssh/id_rsa`) is decided like a Read of each path.
+            items += [_path_item(ws, str(r), write=False) for r in check.tool.read_paths(check.input, ws.root)]
             return items or [_WholeCall()]
         path = check.tool.input_path(check.input)
         if path is None and check.tool.name in READ_RULE_TOOLS:
@@ -258,6 +263,10 @@ class PermissionEngine:
                     used.append("mode acceptEdits")
                 else:
                     pending.append(item)
+            elif isinstance(item, _PathItem) and not check.workspace.contains(item.path):
+                pending.append(item)  # reading outside the working folders: only a Read rule allows it
+            elif isinstance(item, _PathItem):
+                used.append("read-only")
             elif isinstance(item, _Unparsed):
                 pending.append(item)  # never auto-allowed: its parts can't be known
             elif check.read_only or (isinstance(item, _Command) and _part_read_only(check, item.part)):
@@ -276,6 +285,9 @@ class PermissionEngine:
             return _command_suggestions(item.part)
         if isinstance(item, _PathItem) and item.write:
             return self._edit_suggestions(item.path)
+        if isinstance(item, _PathItem) and not item.write:
+            folder = item.path if item.is_dir else item.path.parent
+            return [f"Read(//{folder.as_posix().lstrip('/')}/**)"]
         if isinstance(item, _Unparsed):
             return []  # no rule can allow what can't be parsed (but `Bash` itself)
         return [tool_name]
