@@ -101,6 +101,17 @@ class TuiAgentApp(App[int]):
         self._ctrl_c_at: float | None = None
         self._initial_prompt = initial_prompt
 
+    def get_driver_class(self) -> Any:
+        # In a real terminal on Linux/macOS: Textual's driver with an input loop that delivers a lone
+        # ESC within ESCDELAY (ui/driver.py). TEXTUAL_DRIVER and Windows keep Textual's choice.
+        from textual import constants
+
+        if constants.DRIVER is not None or os.name == "nt":
+            return super().get_driver_class()
+        from .driver import EscapeAwareDriver
+
+        return EscapeAwareDriver
+
     agent: Agent
     """The conversation's core; built right after the first frame (`ready` tells when)."""
     asker: Any
