@@ -22,12 +22,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import multiprocessing
 import os
 import shlex
 import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -48,6 +50,7 @@ CHUNK, CHUNK_DELAY = 20, 0.0011  # 10,000 deltas: about 11 s on a quiet machine
 KEY_GAP = 0.1
 ESC_RUNS = 5
 TYPED = "QZXJ"  # never in the answer's text
+BENCH_KEY = "sk-ant-bench-0000000000000000000000"
 
 # Issue 11's figures for Claude Code 2.1.197, measured in tmux at 120x40 by an independent driver.
 QUOTED_CLAUDE = {
@@ -73,15 +76,79 @@ def script(body: dict[str, Any], index: int) -> Reply:
     """Replies by what the user last said; side requests (no tools: titles, topics) get a short text."""
     if not body.get("tools"):
         return Reply([Text("ok")])
-    last = body["messages"][-1]
-    content = last["content"] if isinstance(last["content"], str) else " ".join(
-        b.get("text", "") for b in last["content"] if isinstance(b, dict))
-    if last["role"] == "user" and "stream the answer" in content:
+    # The last user message (Claude Code may put a system message after it); anything else gets "ok".
+    last = next((m for m in reversed(body.get("messages", [])) if m.get("role") == "user"), {"role": "user", "content": ""})
+    blocks = last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
+    # Text blocks only: after an interruption the new prompt may share a message with tool results.
+    content = " ".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+    if "stream the answer" in content:
         return Reply([Text(answer_text())], chunk=CHUNK, delay=CHUNK_DELAY)
-    if last["role"] == "user" and "run shell" in content:
+    if "run shell" in content:
         tag = content.split("run shell", 1)[1].split()[0]
         return Reply([Text("Running it.\n\n"), ToolUse("Bash", {"command": f"sleep {tag}"})])
     return Reply([Text("ok")])
+
+
+class _TimedModel(ScriptedModel):
+    """The scripted model in its own process (the bench's terminal emulator must not slow its pacing):
+    it sends the time each response ended (CLOCK_MONOTONIC, the same in every process) down `conn`."""
+
+    def __init__(self, conn: Any) -> None:
+        super().__init__(script)
+        self._conn = conn
+
+    async def stream_bytes(self, reply: Reply, body: dict[str, Any]) -> Any:
+        kind = "tool" if any(isinstance(b, ToolUse) for b in reply.blocks) else (
+            "answer" if any(isinstance(b, Text) and len(b.text) > 1000 for b in reply.blocks) else "other")
+        first = True
+        async for data in super().stream_bytes(reply, body):
+            if first:
+                self._conn.send((kind, "start", time.monotonic()))
+                first = False
+            yield data
+        self._conn.send((kind, "end", self.response_end_times[-1]))
+
+
+def _serve(conn: Any, answer_bytes: int) -> None:
+    global ANSWER_BYTES
+    ANSWER_BYTES = answer_bytes
+    server = ScriptedServer(_TimedModel(conn)).start()
+    conn.send(server.url)
+    conn.recv()  # until the bench says stop
+    server.stop()
+
+
+class ModelProcess:
+    """The scripted server in a child process; `times` fills in as responses start and end."""
+
+    def __init__(self) -> None:
+        self.times: dict[tuple[str, str], list[float]] = {}  # (kind, "start"|"end") -> times
+        self._conn, child = multiprocessing.Pipe()
+        self._proc = multiprocessing.get_context("fork").Process(target=_serve, args=(child, ANSWER_BYTES), daemon=True)
+        self._proc.start()
+        self.url = self._conn.recv()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def of(self, kind: str, phase: str) -> list[float]:
+        return self.times.get((kind, phase), [])
+
+    def _read(self) -> None:
+        try:
+            while True:
+                kind, phase, when = self._conn.recv()
+                self.times.setdefault((kind, phase), []).append(when)
+        except (EOFError, OSError):
+            pass
+
+    def stop(self) -> None:
+        try:
+            self._conn.send("stop")
+        except OSError:
+            pass
+        self._proc.join(5)
+        if self._proc.is_alive():
+            self._proc.kill()
 
 
 class Program:
@@ -97,7 +164,8 @@ def _claude_setup(home: Path, cwd: Path) -> None:
     # Skip Claude Code's first-run screens (theme, trust) so the first frame is the prompt.
     (home / ".claude").mkdir(parents=True, exist_ok=True)
     state = {"hasCompletedOnboarding": True, "lastOnboardingVersion": "2.1.197", "theme": "dark",
-             "projects": {str(cwd): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}}}
+             "projects": {str(cwd): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}},
+             "customApiKeyResponses": {"approved": [BENCH_KEY[-20:]], "rejected": []}}
     (home / ".claude.json").write_text(json.dumps(state))
 
 
@@ -107,7 +175,7 @@ def programs(which: list[str], agent_cmd: str | None) -> list[Program]:
     if "tui-agent" in which:
         found.append(Program("tui-agent", [*agent, "--allowedTools", "Bash"], "esc interrupt", _no_setup))
     if "claude" in which and shutil.which("claude"):
-        found.append(Program("claude", [shutil.which("claude") or "claude", "--allowedTools", "Bash"], "for shortcuts", _claude_setup))
+        found.append(Program("claude", [shutil.which("claude") or "claude", "--allowedTools", "Bash"], "❯", _claude_setup))
     return found
 
 
@@ -155,18 +223,18 @@ def cpu_seconds(proc: psutil.Process) -> float:
 
 
 def measure(program: Program) -> dict[str, Any]:
-    model = ScriptedModel(script)
     root = Path(tempfile.mkdtemp(prefix="bench-tui-"))
     home, cwd = root / "home", root / "project"
     home.mkdir()
     cwd.mkdir()
     program.setup(home, cwd)
     out: dict[str, Any] = {}
-    with ScriptedServer(model) as server:
+    model = server = ModelProcess()
+    try:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
         env.update({"HOME": str(home), "XDG_DATA_HOME": str(root / "data"), "XDG_CONFIG_HOME": str(home / ".config"),
                     "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40", "ANTHROPIC_BASE_URL": server.url,
-                    "ANTHROPIC_API_KEY": "sk-bench", "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
+                    "ANTHROPIC_API_KEY": BENCH_KEY, "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
                     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
         term = PtyTerminal(program.argv, env, str(cwd))
         try:
@@ -181,22 +249,26 @@ def measure(program: Program) -> dict[str, Any]:
             if out.get("first_frame_s") is None:
                 print(f"  [{program.name}] screen at failure:\n" + term.text(), file=sys.stderr)
             term.close()
+    finally:
+        server.stop()
     shutil.rmtree(root, ignore_errors=True)
     return out
 
 
-def _stream(term: PtyTerminal, model: ScriptedModel, proc: psutil.Process, out: dict[str, Any]) -> None:
+def _stream(term: PtyTerminal, model: ModelProcess, proc: psutil.Process, out: dict[str, Any]) -> None:
     term.type_slowly("stream the answer")
     term.send("\r")
-    started = term.wait_for(contains(BEGIN), 30)
-    if started is None:
-        out["stream_error"] = "the answer never appeared"
+    # The stream starts when the server starts sending it (Claude Code paints an answer only once it
+    # is whole, so the screen cannot tell).
+    if poll(lambda: bool(model.of("answer", "start")), 60) is None:
+        out["stream_error"] = "the answer was never asked for; the screen:\n" + term.text()
         return
+    started = model.of("answer", "start")[0]
     cpu0 = cpu_seconds(proc)
     ended = term.watch(contains(END))
     echoes: list[tuple[float, float]] = []  # (written at, latency)
     typed = ""
-    while not ended and len(typed) < 100 and time.monotonic() - started < 120:
+    while not ended and not model.of("answer", "end") and len(typed) < 100 and time.monotonic() - started < 120:
         ch = TYPED[len(typed) % len(TYPED)]
         typed += ch
         target = typed
@@ -207,10 +279,10 @@ def _stream(term: PtyTerminal, model: ScriptedModel, proc: psutil.Process, out: 
         time.sleep(max(0.0, KEY_GAP - latency))
     finished = term.wait_for(contains(END), 120)
     cpu1 = cpu_seconds(proc)
-    if finished is None or not model.response_end_times:
-        out["stream_error"] = "the end of the answer never appeared"
+    if finished is None or not model.of("answer", "end"):
+        out["stream_error"] = "the end of the answer never appeared; the screen:\n" + term.text()
         return
-    sent_last = model.response_end_times[0]
+    sent_last = model.of("answer", "end")[0]
     out["stream_s"] = sent_last - started
     out["cpu_pct"] = 100 * (cpu1 - cpu0) / max(1e-9, finished - started)
     out["last_chunk_to_screen_s"] = finished - sent_last
@@ -227,12 +299,12 @@ def _stream(term: PtyTerminal, model: ScriptedModel, proc: psutil.Process, out: 
     term.wait_for(lambda d: not any(typed[:8] in row for row in d), 10)
 
 
-def _escapes(term: PtyTerminal, model: ScriptedModel, out: dict[str, Any]) -> None:
+def _escapes(term: PtyTerminal, model: ModelProcess, out: dict[str, Any]) -> None:
     starts, painted, gone = [], [], []
     pid = term.proc.pid
     for n in range(ESC_RUNS):
         tag = f"{300 + n}.{os.getpid() % 1000:03d}"  # `sleep` with a unique argument: its command line tells it
-        ends_before = len(model.response_end_times)
+        ends_before = len(model.of("tool", "end"))
         term.type_slowly(f"run shell {tag}")
         term.send("\r")
         marker = f"sleep {tag}"
@@ -240,7 +312,8 @@ def _escapes(term: PtyTerminal, model: ScriptedModel, out: dict[str, Any]) -> No
         if child_at is None:
             out["esc_error"] = "the shell tool never started; the screen:\n" + term.text()
             return
-        reply_end = model.response_end_times[ends_before] if len(model.response_end_times) > ends_before else None
+        tool_ends = model.of("tool", "end")
+        reply_end = tool_ends[ends_before] if len(tool_ends) > ends_before else None
         if reply_end is not None:
             starts.append((child_at - reply_end) * 1000)
         time.sleep(0.5)
@@ -289,11 +362,12 @@ def show(name: str, r: dict[str, Any]) -> None:
 def main() -> None:
     global ANSWER_BYTES
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("which", nargs="*", default=["tui-agent", "claude"], choices=["tui-agent", "claude"])
+    parser.add_argument("which", nargs="*", help="tui-agent and/or claude (default: both)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--answer-kb", type=int, default=ANSWER_BYTES // 1000, help="size of the streamed answer")
     parser.add_argument("--tui-agent-cmd", help="how to start tui-agent (default: the installed `tui-agent`)")
     args = parser.parse_args()
+    args.which = args.which or ["tui-agent", "claude"]
     ANSWER_BYTES = args.answer_kb * 1000
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     for program in programs(args.which, args.tui_agent_cmd):
