@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -84,3 +87,28 @@ async def test_keys_echo_and_esc_shows_interrupted_while_the_core_thread_is_stuc
         release.set()
         await until_idle(pilot, app)
         assert all(c.phase == "cancelled" for c in app.calls.calls.values())
+
+
+def test_the_first_answer_finds_its_drawing_modules_already_imported(tmp_path: Path) -> None:
+    # A fresh interpreter (this one has imported everything already): no prompt is ever sent, yet the
+    # modules that drawing an answer needs arrive, imported on the core's thread while the app idles.
+    code = (
+        "import asyncio, sys\n"
+        "from tui_agent.config import AgentSettings\n"
+        "from tui_agent.ui.app import make_app\n"
+        "NEEDED = ('rich.markdown', 'markdown_it', 'linkify_it', 'pygments.lexers.python', 'pygments.lexers._mapping')\n"
+        "async def main():\n"
+        "    app = make_app(AgentSettings(cwd='.', demo=True))\n"
+        "    async with app.run_test(size=(80, 24)) as pilot:\n"
+        "        assert 'rich.markdown' not in sys.modules, 'imported on the way to the first frame'\n"
+        "        for _ in range(6000):\n"
+        "            if all(m in sys.modules for m in NEEDED):\n"
+        "                print('warm'); return\n"
+        "            await pilot.pause(0.01)\n"
+        "        print('missing', [m for m in NEEDED if m not in sys.modules])\n"
+        "asyncio.run(main())\n"
+    )
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["warm"], out.stdout

@@ -31,6 +31,13 @@ class _RunTicket:
         self.abort_requested = False
 
 
+def _quietly(work: Callable[[], None]) -> None:
+    try:
+        work()
+    except Exception:
+        pass  # warming up is an optimisation: a failure only means the work is done later
+
+
 class AgentRunner:
     """A thread with an asyncio loop that runs one Agent. Every method may be called from the UI thread."""
 
@@ -64,9 +71,13 @@ class AgentRunner:
             self._loop.call_soon_threadsafe(fn, *args)
 
     # ----- the agent ---------------------------------------------------------------------------
-    def build(self, factory: Callable[[], Agent]) -> Future[Agent]:
+    def build(self, factory: Callable[[], Agent], then: Callable[[], None] | None = None) -> Future[Agent]:
+        """Build the agent on the core's thread; `then` runs there next (idle work: warming caches)."""
+
         async def build() -> Agent:
             self.agent = factory()
+            if then is not None:
+                self._loop.call_soon(_quietly, then)
             return self.agent
 
         return self.submit(build())

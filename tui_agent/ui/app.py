@@ -157,7 +157,7 @@ class TuiAgentApp(App[int]):
             scripted=self._scripted,
             clock=self.clock,  # lane timers and event times on one clock (a fixed one in snapshots)
         )
-        self.runner.build(build).add_done_callback(lambda built: self.call_later(self._agent_built, built))
+        self.runner.build(build, then=_warm_up).add_done_callback(lambda built: self.call_later(self._agent_built, built))
 
     def _agent_built(self, built: Future[Agent]) -> None:
         if built.exception() is not None:
@@ -370,6 +370,12 @@ class TuiAgentApp(App[int]):
     @on(LanePanel.CancelRequested)
     def _on_cancel_tool(self, message: LanePanel.CancelRequested) -> None:
         self.runner.cancel_tool(message.tool_use_id)
+
+
+def _warm_up() -> None:
+    from .warm_up import warm_up_drawing
+
+    warm_up_drawing()
 
 
 def _make_asker(app: TuiAgentApp, policy: Any) -> Any:
