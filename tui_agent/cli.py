@@ -69,7 +69,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    _preload()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.max_turns is not None and args.max_turns < 1:
@@ -111,6 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc).replace("\n", " "))
 
     if args.print_mode:
+        # Headless: the SDK loads while the prompt is read. The app starts it after its first frame
+        # instead (the agent is built on the core's thread), where it cannot delay that frame.
+        _preload()
         prompt = args.prompt
         if prompt is None and not sys.stdin.isatty():
             prompt = sys.stdin.read()

@@ -41,7 +41,7 @@ def work(tmp_path: Path) -> Path:
     return w
 
 
-def run_cli(args: list[str], env: dict[str, str], cwd: Path, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run_cli(args: list[str], env: dict[str, str], cwd: Path, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tui_agent", *args], env=env, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=timeout)
 
 
@@ -197,7 +197,7 @@ class TestSignals:
                 [*LONG_GRACE, "-p", "sleep", "--output-format", "stream-json", "--allowedTools", "Bash"],
                 env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             )
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 300
             sleepers: list[int] = []
             tree: list[psutil.Process] = []
             while time.monotonic() < deadline and sum(p.name() == "sleep" for p in tree) < 2:
@@ -210,7 +210,7 @@ class TestSignals:
             assert sum(p.name() == "sleep" for p in tree) == 2, "both shell commands started"
             t0 = time.monotonic()
             proc.send_signal(signum)
-            out, err = proc.communicate(timeout=90)
+            out, err = proc.communicate(timeout=300)
             elapsed = time.monotonic() - t0
         assert proc.returncode == code, err
         assert elapsed < 60, "the tools were stopped, not waited for"
@@ -232,7 +232,7 @@ class TestSignals:
                 [*LONG_GRACE, "-p", "x", "--output-format", "stream-json", "--allowedTools", "Bash"],
                 env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             )
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 300
             tree: list[psutil.Process] = []
             while time.monotonic() < deadline and not any(p.name() == "sleep" for p in tree):
                 time.sleep(0.05)
@@ -241,7 +241,7 @@ class TestSignals:
             time.sleep(0.05)
             t0 = time.monotonic()
             proc.send_signal(signal.SIGINT)
-            proc.communicate(timeout=90)
+            proc.communicate(timeout=300)
             elapsed = time.monotonic() - t0
         assert proc.returncode == 130
         assert elapsed < 60, "the second Ctrl+C does not wait for the (two-minute) grace period"

@@ -24,7 +24,7 @@ def _with_tag(tag: str) -> list[psutil.Process]:
     return found
 
 
-def _gone(tag: str, within: float = 10.0) -> bool:
+def _gone(tag: str, within: float = 120.0) -> bool:  # a safety net: returns as soon as they are gone
     deadline = time.monotonic() + within
     while _with_tag(tag):
         if time.monotonic() > deadline:

@@ -199,7 +199,7 @@ async def test_demo_without_a_key_is_labelled(project: Path, monkeypatch) -> Non
     monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
     app = make_app(AgentSettings.from_env(cwd=project))
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause()
+        await until(pilot, lambda: app.ready)  # the agent is built on the core's thread
         assert app.agent.demo
         assert str(app.status.render()).startswith("demo model")
         assert HOW_TO_USE_CLAUDE in transcript_text(app).replace("\n", " ") or "ANTHROPIC_API_KEY" in transcript_text(app)

@@ -1,4 +1,4 @@
-"""The app finds its styles wherever it is started from, and the top-level styles/ match the shipped ones."""
+"""The app finds its styles wherever it is started from; the top-level styles/ is the shipped folder."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from tui_agent.ui.app import STYLE_FILES, STYLES_DIR
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_top_level_styles_are_the_shipped_styles() -> None:
+def test_top_level_styles_is_the_shipped_styles_folder_itself() -> None:
+    # One source: styles/ is a link to tui_agent/ui/styles (what the wheel and the sdist ship).
+    top = REPO / "styles"
+    assert top.is_symlink() and top.resolve() == STYLES_DIR.resolve()
     for name in STYLE_FILES:
-        shipped = (STYLES_DIR / name).read_text()
-        assert (REPO / "styles" / name).read_text() == shipped, f"styles/{name} differs from tui_agent/ui/styles/{name}: copy it over"
+        assert (top / name).is_file()
 
 
 def test_app_loads_its_css_from_another_folder(tmp_path: Path) -> None:
@@ -29,6 +31,6 @@ def test_app_loads_its_css_from_another_folder(tmp_path: Path) -> None:
         "asyncio.run(main())\n"
     )
     env = {"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["10.0", "1.0"]

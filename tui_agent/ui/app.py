@@ -1,6 +1,7 @@
 """The full-screen app: conversation, tool lanes, prompt and status line around one Agent.
 
-The loop runs as an async worker in the app's own event loop. Its events arrive in batches
+The core runs on a thread of its own with its own event loop (agent_runner.AgentRunner), so no
+synchronous step of it delays a keystroke or a frame. Its events arrive in batches
 (messages.EventBatcher) and are applied in order: to the tool-call state, the transcript (through
 Conversation) and the lane panel; streamed text only lands in a buffer that the transcript draws on
 its own timer, so the UI stays responsive however fast the model writes.
@@ -15,6 +16,8 @@ os.environ.setdefault("ESCDELAY", "10")
 
 import asyncio  # noqa: E402
 import time  # noqa: E402
+from concurrent.futures import Future  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Callable  # noqa: E402
 
@@ -23,7 +26,6 @@ from textual.app import App, ComposeResult  # noqa: E402
 from textual.binding import Binding  # noqa: E402
 from textual.screen import ModalScreen  # noqa: E402
 from textual.widgets import Static  # noqa: E402
-from textual.worker import Worker, WorkerState  # noqa: E402
 
 from ..config import AgentSettings  # noqa: E402
 from ..core.events import (  # noqa: E402
@@ -40,6 +42,7 @@ from ..core.events import (  # noqa: E402
 )
 from ..core.loop import Agent  # noqa: E402
 from ..factory import build_agent  # noqa: E402
+from .agent_runner import AgentRunner  # noqa: E402
 from .messages import AgentEvents, EventBatcher  # noqa: E402
 from .widgets.conversation import Conversation  # noqa: E402
 from .widgets.lanes import LanePanel  # noqa: E402
@@ -93,9 +96,21 @@ class TuiAgentApp(App[int]):
         self.running = False
         self.show_lanes = True
         self._scripted = scripted
-        self._run_worker: Worker[Any] | None = None
+        self.runner = AgentRunner()
+        self._run: Future[Any] | None = None
         self._ctrl_c_at: float | None = None
         self._initial_prompt = initial_prompt
+
+    def get_driver_class(self) -> Any:
+        # In a real terminal on Linux/macOS: Textual's driver with an input loop that delivers a lone
+        # ESC within ESCDELAY (ui/driver.py). TEXTUAL_DRIVER and Windows keep Textual's choice.
+        from textual import constants
+
+        if constants.DRIVER is not None or os.name == "nt":
+            return super().get_driver_class()
+        from .driver import EscapeAwareDriver
+
+        return EscapeAwareDriver
 
     agent: Agent
     """The conversation's core; built right after the first frame (`ready` tells when)."""
@@ -133,19 +148,27 @@ class TuiAgentApp(App[int]):
 
     def _build_agent(self) -> None:
         # Building the agent imports every tool (~0.4 s, mostly the shell parser): after the first
-        # frame, not before it. Prompts sent meanwhile wait in the queue.
-        self.agent = build_agent(
+        # frame, on the core's thread. Prompts sent meanwhile wait in the queue.
+        build = partial(
+            build_agent,
             self.settings,
             emit=self.batcher,
             on_notice=lambda level, text: self.batcher(Notice.of(level, text)),
             scripted=self._scripted,
             clock=self.clock,  # lane timers and event times on one clock (a fixed one in snapshots)
         )
+        self.runner.build(build, then=_warm_up).add_done_callback(lambda built: self.call_later(self._agent_built, built))
+
+    def _agent_built(self, built: Future[Agent]) -> None:
+        if built.exception() is not None:
+            self.conversation.notice("error", f"The agent could not start: {built.exception()}", now=True)
+            return
+        self.agent = built.result()
         watch = getattr(self.agent.policy, "start_watching", None)
         if watch is not None:  # settings files reload live; the engine reports each change as a notice
-            self.run_worker(watch(), exit_on_error=False, group="settings-watch")
+            self.runner.submit(watch())
         self.asker = _make_asker(self, self.agent.policy)
-        self.agent.ask = self.asker.ask
+        self.agent.ask = self.runner.ask_on(asyncio.get_running_loop(), self.asker.ask)
         self.ready = True
         state = self.status.state
         state.model, state.demo = self.agent.model.config.model, self.agent.demo
@@ -203,7 +226,8 @@ class TuiAgentApp(App[int]):
         self.running = True
         self.conversation.user_prompt(text)
         self.status.run_started()
-        self._run_worker = self.run_worker(self.agent.run(text), name="agent-run", exclusive=False, exit_on_error=False)
+        run = self._run = self.runner.run(text)
+        run.add_done_callback(lambda done: self.call_later(self._run_done, done))
 
     async def _run_command(self, text: str) -> None:
         from .commands import run_command  # handles unknown commands itself
@@ -214,10 +238,10 @@ class TuiAgentApp(App[int]):
         self.queued_view.update("\n".join(f"⏵ queued: {p.splitlines()[0]}" for p in self.queued_prompts))
         self.queued_view.display = bool(self.queued_prompts)
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+    def _run_done(self, run: Future[Any]) -> None:
         # A run that crashed never sends LoopEnded: end it here so the prompt works again.
-        if event.worker is self._run_worker and event.state == WorkerState.ERROR:
-            self.conversation.notice("error", f"The run failed: {event.worker.error}", now=True)
+        if run is self._run and not run.cancelled() and run.exception() is not None:
+            self.conversation.notice("error", f"The run failed: {run.exception()}", now=True)
             self._run_ended()
 
     # ----- core events --------------------------------------------------------------------------
@@ -256,7 +280,7 @@ class TuiAgentApp(App[int]):
 
     def _run_ended(self) -> None:
         self.running = False
-        self._run_worker = None
+        self._run = None
         self.status.run_ended()
         self._update_lanes_display()
         if self.queued_prompts:
@@ -289,7 +313,7 @@ class TuiAgentApp(App[int]):
         if not self.running or not self.ready:
             return
         self.asker.cancel_all()
-        self.agent.abort()
+        self.runner.abort()
         self.calls.mark_cancelled(self.clock())
         self.conversation.refresh_cells()
         self.conversation.interrupted()
@@ -321,15 +345,20 @@ class TuiAgentApp(App[int]):
     async def action_quit(self) -> None:
         """Stop the run, wait (briefly) for its processes to be gone, close the session, exit."""
         self.interrupt()
-        worker = self._run_worker
-        if worker is not None and not worker.is_finished:
+        run = self._run
+        if run is not None and not run.done():
             try:
-                await asyncio.wait_for(worker.wait(), QUIT_GRACE_S)
+                await asyncio.wait_for(asyncio.wrap_future(run), QUIT_GRACE_S)
             except Exception:
                 pass  # a stuck run is cancelled with the app; atexit kills leftover shells
         if self.ready:
-            await self.agent.close()
+            await self.runner.close()
         self.exit(0)
+
+    async def on_unmount(self) -> None:
+        # Whatever still runs on the core's thread (the app closed without /quit) is cancelled: its
+        # tools' processes die, and the thread ends.
+        await self.runner.shutdown(QUIT_GRACE_S)
 
     def action_cycle_mode(self) -> None:
         from .commands import cycle_mode
@@ -342,7 +371,13 @@ class TuiAgentApp(App[int]):
 
     @on(LanePanel.CancelRequested)
     def _on_cancel_tool(self, message: LanePanel.CancelRequested) -> None:
-        self.agent.cancel_tool(message.tool_use_id)
+        self.runner.cancel_tool(message.tool_use_id)
+
+
+def _warm_up() -> None:
+    from .warm_up import warm_up_drawing
+
+    warm_up_drawing()
 
 
 def _make_asker(app: TuiAgentApp, policy: Any) -> Any:

@@ -3,11 +3,13 @@
 The loop emits events synchronously from its coroutines, up to thousands a second while text streams.
 Posting one message per event would flood the message queue, so events are gathered into a batch: the
 first event after a delivery posts an `AgentEvents` message holding a list, and later events join that
-same list until the app handles it. However fast the stream, the app wakes once per batch.
+same list until the app handles it. However fast the stream, the app wakes once per batch. The core
+emits from its own thread (ui/agent_runner.py): a lock keeps a batch from being closed while it grows.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Callable
 
 from textual.message import Message
@@ -29,15 +31,18 @@ class EventBatcher:
     def __init__(self, post: Callable[[Message], object]) -> None:
         self._post = post
         self._open: list[Event] | None = None
+        self._lock = threading.Lock()
 
     def __call__(self, event: Event) -> None:
-        if self._open is None:
-            self._open = []
-            self._post(AgentEvents(self._open))
-        self._open.append(event)
+        with self._lock:
+            if self._open is None:
+                self._open = []
+                self._post(AgentEvents(self._open))  # thread-safe in Textual; in order, under the lock
+            self._open.append(event)
 
     def take(self, message: AgentEvents) -> list[Event]:
         """Close the batch `message` holds (later events start a new one) and return its events."""
-        if self._open is message.events:
-            self._open = None
+        with self._lock:
+            if self._open is message.events:
+                self._open = None
         return message.events

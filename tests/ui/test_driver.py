@@ -1,0 +1,102 @@
+"""The input loop hands a lone ESC on within the escape delay, and parses everything else as Textual does."""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Iterator
+
+import pytest
+from textual import constants, events
+from textual._time import get_time
+from textual._xterm_parser import XTermParser
+
+from tui_agent.ui.driver import IDLE_WAIT_S, input_wait, read_input
+
+
+def test_the_wait_is_the_idle_poll_when_no_escape_is_pending() -> None:
+    parser = XTermParser()
+    assert input_wait(parser, get_time()) == IDLE_WAIT_S
+    list(parser.feed("a"))
+    assert input_wait(parser, get_time()) == IDLE_WAIT_S
+
+
+def test_a_pending_escape_shortens_the_wait_to_what_is_left_of_the_delay(monkeypatch: Any) -> None:
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", 0.01)
+    parser = XTermParser()
+    assert list(parser.feed("\x1b")) == []  # maybe the start of a sequence: pending
+    now = get_time()
+    assert 0 < input_wait(parser, now) <= 0.01  # Textual's loop would wait 0.1 s here
+    assert input_wait(parser, now + 1) == 0.0  # overdue: do not wait at all
+
+
+class Terminal:
+    """A pipe standing in for the terminal, with `read_input` running on it in a thread."""
+
+    def __init__(self) -> None:
+        self.read_end, self.write_end = os.pipe()
+        self.events: list[Any] = []
+        self.got = threading.Condition()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=read_input, args=(self.read_end, XTermParser(), self._emit, self.stop))
+        self.thread.start()
+
+    def _emit(self, event: Any) -> None:
+        with self.got:
+            self.events.append(event)
+            self.got.notify_all()
+
+    def type(self, text: str) -> None:
+        os.write(self.write_end, text.encode())
+
+    def wait_for(self, count: int) -> list[Any]:
+        with self.got:
+            assert self.got.wait_for(lambda: len(self.events) >= count, timeout=60), self.events
+            return list(self.events)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(60)
+        os.close(self.read_end)
+        os.close(self.write_end)
+
+
+@pytest.fixture
+def terminal() -> Iterator[Terminal]:
+    term = Terminal()
+    yield term
+    term.close()
+
+
+def keys(found: list[Any]) -> list[str]:
+    return [e.key for e in found if isinstance(e, events.Key)]
+
+
+def test_a_lone_escape_arrives_as_the_escape_key(terminal: Terminal, monkeypatch: Any) -> None:
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", 0.01)
+    terminal.type("\x1b")
+    assert keys(terminal.wait_for(1)) == ["escape"]
+
+
+def test_an_escape_sequence_split_across_reads_is_one_key(terminal: Terminal, monkeypatch: Any) -> None:
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", 60.0)  # the halves always meet, however slow the machine
+    terminal.type("\x1b[")
+    terminal.type("A")
+    terminal.type("\x1b[1;")
+    terminal.type("5C")  # ctrl+right
+    assert keys(terminal.wait_for(2)) == ["up", "ctrl+right"]
+
+
+def test_alt_and_a_key_is_one_alt_key(terminal: Terminal, monkeypatch: Any) -> None:
+    # Alt+x comes as ESC x in one read; it is told from ESC then x only when the delay ends.
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", 0.01)
+    terminal.type("\x1bx")
+    assert keys(terminal.wait_for(1)) == ["alt+x"]
+
+
+def test_pasted_text_is_one_paste_not_keys(terminal: Terminal) -> None:
+    terminal.type("\x1b[200~ls -la\n")
+    terminal.type("done\x1b[201~")
+    found = terminal.wait_for(1)
+    assert [e.text for e in found if isinstance(e, events.Paste)] == ["ls -la\ndone"]
+    assert keys(found) == []

@@ -1,0 +1,23 @@
+"""Imports the first answer would otherwise pay for on the UI thread, done ahead on the core's thread.
+
+Drawing the first streamed text imports Rich's Markdown, markdown-it (with linkify) and, at the first
+code fence, Pygments' lexer table, a lexer and its formatter: tens of milliseconds of imports that
+held up the keys typed as the answer began. The core's thread is idle between building the agent and
+the first prompt, so it draws a small answer there, to a console of its own, and throws it away.
+"""
+
+from __future__ import annotations
+
+import io
+
+SAMPLE = "# Title\n\nSome **bold**, `code` and a https://example.com link.\n\n```python\nx = [1, 2]\n```\n\n1. one\n- two\n"
+
+
+def warm_up_drawing() -> None:
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    from .widgets.cells import CODE_THEME, _builtin_languages_only
+
+    console = Console(file=io.StringIO(), width=80, color_system="truecolor", force_terminal=True)
+    console.print(Markdown(_builtin_languages_only(SAMPLE), code_theme=CODE_THEME))
