@@ -103,7 +103,7 @@ class TestShellSiblings:
             Reply([
                 ToolUse("Bash", {"command": "sleep 30"}, id="sibling"),
                 ToolUse("SleepRead", {"seconds": 0.6, "text": "unaffected"}, id="other"),
-                ToolUse("Bash", {"command": "sleep 0.2; ls /no/such/dir"}, id="failing"),
+                ToolUse("Bash", {"command": "sleep 0.2; ls no/such/dir"}, id="failing"),
             ]),
             Reply([Text("ok")]),
         ]
@@ -115,7 +115,7 @@ class TestShellSiblings:
         results = {b["tool_use_id"]: b for b in h.agent.history[2]["content"]}
         assert results["failing"]["is_error"] and "Exit code 2" in results["failing"]["content"]
         assert results["sibling"]["is_error"]
-        assert "parallel shell command `sleep 0.2; ls /no/such/dir` failed" in results["sibling"]["content"]
+        assert "parallel shell command `sleep 0.2; ls no/such/dir` failed" in results["sibling"]["content"]
         assert results["other"]["content"] == "unaffected"
 
     async def test_abort_while_shells_run_leaves_no_process(self, make_harness):
