@@ -10,11 +10,17 @@
 
 from __future__ import annotations
 
+import sys
+import time
+
+if "--hang" in sys.argv:  # before the slow imports: its stderr is there at once
+    sys.stderr.write("hanging forever\n")
+    sys.stderr.flush()
+    time.sleep(3600)
+
 import base64
 import os
 import subprocess
-import sys
-import time
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -104,11 +110,6 @@ def big(chars: int) -> str:
 
 def main(argv: list[str]) -> None:
     log(f"server pid {os.getpid()}")
-    if "--hang" in argv:
-        sys.stderr.write("hanging forever\n")
-        sys.stderr.flush()
-        time.sleep(3600)
-        return
     if "--exit" in argv:
         sys.stderr.write("fatal: missing configuration TESTSRV_TOKEN\n")
         sys.exit(1)

@@ -27,6 +27,24 @@ STDERR_TAIL_CHARS = 2_000
 CLOSE_GRACE_S = 2.0
 
 
+_imported = False
+
+
+def _import_client() -> None:
+    import mcp.client.sse  # noqa: F401
+    import mcp.client.stdio  # noqa: F401
+    import mcp.client.streamable_http  # noqa: F401
+
+
+async def import_mcp() -> None:
+    """Import the `mcp` client (~2 s of CPU) in a thread: the app's loop keeps drawing, and a server's
+    MCP_TIMEOUT counts its own start-up, not ours."""
+    global _imported
+    if not _imported:
+        await asyncio.to_thread(_import_client)
+        _imported = True
+
+
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
     """One tool as the server listed it."""
@@ -82,6 +100,7 @@ class McpConnection:
 
     async def wait_ready(self, timeout: float) -> None:
         """Wait until connected or failed; a server still starting after `timeout` seconds fails."""
+        await import_mcp()
         self.start()
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
@@ -93,18 +112,25 @@ class McpConnection:
         """End the session and stop the server with everything it started."""
         self._stop.set()
         runner = self._runner
-        if runner is not None and not runner.done() and self._session is None:
-            runner.cancel()  # still connecting: nothing to end politely
         if runner is not None and not runner.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(runner), CLOSE_GRACE_S)
-            except (asyncio.TimeoutError, Exception):
+            if self._session is None:  # still connecting: nothing to end politely
+                await self._kill_process()
                 runner.cancel()
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(runner, CLOSE_GRACE_S)
+            done, _ = await asyncio.wait({runner}, timeout=CLOSE_GRACE_S)
+            if not done:
+                runner.cancel()
+                await asyncio.wait({runner}, timeout=CLOSE_GRACE_S)
         await self._kill_process()
 
+    def _locate(self) -> None:
+        """Find the server's pid by its marker (after it exec'd: before, /proc shows our environment)."""
+        if self.pid is None and isinstance(self.config.entry, StdioServerConfig):
+            self.pid = find_marked_child(self._marker)
+            if self.pid is not None:
+                track_process(self.pid, self._marker)
+
     async def _kill_process(self) -> None:
+        self._locate()
         if self.pid is not None:
             await kill_tree_async(self.pid, self._marker)
             untrack_process(self.pid)
@@ -112,18 +138,16 @@ class McpConnection:
 
     async def _run(self) -> None:
         try:
+            await import_mcp()
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(await self._transport(stack))
-                if isinstance(self.config.entry, StdioServerConfig):
-                    self.pid = find_marked_child(self._marker)
-                    if self.pid is not None:
-                        track_process(self.pid, self._marker)
                 from mcp import ClientSession
 
                 session = await stack.enter_async_context(ClientSession(read, write, message_handler=self._on_message))
                 result = await session.initialize()
                 self.server_name = getattr(getattr(result, "server_info", None), "name", "") or ""
                 self.tools = await _list_tools(session)
+                self._locate()
                 self._session = session
                 self.state, self.error = "connected", ""
                 self._ready.set()
