@@ -17,12 +17,12 @@ import os
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable
 
 from ...tools.processes import MARKER_ENV, find_marked_child, kill_tree_async, track_process, untrack_process
 from .config import HttpServerConfig, ServerConfig, StdioServerConfig
+from .events import ServerState
 
-ServerState = Literal["pending", "connected", "failed", "needs-approval", "disabled"]
 STDERR_TAIL_CHARS = 2_000
 CLOSE_GRACE_S = 2.0
 

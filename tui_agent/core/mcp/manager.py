@@ -5,39 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from .approval import ProjectApprovals
 from .config import McpConfigSet, ServerConfig
-from .connection import McpConnection, ServerState
+from .connection import McpConnection
+from .events import McpServersChanged, ServerStatus
 from .tools import McpTool
 
 DEFAULT_STARTUP_TIMEOUT_S = 30.0
 DEFAULT_TOOL_TIMEOUT_S = 100_000.0  # Claude Code's MCP_TOOL_TIMEOUT default is about as long (~28 h)
-
-
-@dataclass(frozen=True, slots=True)
-class ServerStatus:
-    name: str
-    status: ServerState
-    scope: str
-    transport: str
-    target: str
-    tools: int
-    error: str = ""
-
-    def for_init(self) -> dict[str, str]:
-        """The shape of stream-json's `init` line (`mcp_servers`)."""
-        return {"name": self.name, "status": self.status}
-
-
-@dataclass(frozen=True, slots=True)
-class McpServersChanged:
-    """An event: a server connected, failed, was approved or reloaded (the UI redraws its state)."""
-
-    servers: tuple[ServerStatus, ...]
 
 
 def env_seconds(name: str, default: float) -> float:
@@ -164,6 +142,19 @@ class McpManager:
         self._changed(None)
         return f"MCP config reloaded: {len(new.servers)} server(s), {len(added)} started or restarted, {len(changed) - len([n for n in changed if n in new.servers])} removed."
 
+    async def watch_configs(self, stop: asyncio.Event) -> None:
+        """Until `stop`: when a config file (`.mcp.json`, `~/.claude.json`) changes, offer a reload."""
+        from watchfiles import awatch
+
+        files = {p.absolute() for p in self.configs.watched_files}
+        folders = sorted({str(p.parent) for p in files if p.parent.is_dir()})
+        if not folders:
+            return
+        async for changes in awatch(*folders, stop_event=stop, recursive=False):
+            changed = sorted({str(p) for _, p in changes if Path(p).absolute() in files})
+            if changed:
+                self.notice("info", f"MCP config changed ({', '.join(changed)}): type /mcp reload to apply it.")
+
     async def close(self) -> None:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
 
@@ -201,6 +192,3 @@ class McpManager:
             self.notice("error", f"MCP server {conn.name!r} failed: {conn.error}")
         self.emit(McpServersChanged(tuple(self.statuses())))
 
-
-def server_names(configs: Iterable[ServerConfig]) -> list[str]:
-    return [c.name for c in configs]
