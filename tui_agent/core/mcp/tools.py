@@ -59,8 +59,8 @@ class McpTool(Tool[McpToolInput]):
         return self.spec.read_only
 
     def summarize(self, input: McpToolInput) -> str:
-        args = json.dumps(input.model_extra or {}, ensure_ascii=False, separators=(", ", ": "))
-        return f"{self.server} · {self.spec.name} {args}"[:200]
+        # The tool's name already says server and tool: the summary is the arguments.
+        return json.dumps(input.model_extra or {}, ensure_ascii=False, separators=(", ", ": "))[:200]
 
     def input_schema(self) -> dict[str, Any]:
         return self.spec.input_schema

@@ -8,6 +8,7 @@ command it will run: use this one, all of this project, or none.
 from __future__ import annotations
 
 import asyncio
+import signal
 from typing import Any
 
 from rich.text import Text
@@ -111,6 +112,14 @@ class McpServersScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.refresh_list()
         self.query_one(OptionList).focus()
+        # Servers connect in the background: the list follows their state while it is open.
+        self.set_interval(0.5, self._follow)
+
+    def _follow(self) -> None:
+        statuses = self.manager.statuses()
+        if statuses != getattr(self, "_shown", None):
+            self._shown = statuses
+            self.refresh_list()
 
     def refresh_list(self) -> None:
         servers = self.query_one(OptionList)
@@ -166,6 +175,22 @@ def start_mcp(app: App[Any]) -> None:
         app.run_worker(_ask_approvals(app, manager), group="mcp", exit_on_error=False)
     stop = asyncio.Event()
     app.run_worker(manager.watch_configs(stop), group="mcp-watch", exit_on_error=False)
+    _stop_servers_on_signal(app)
+
+
+def _stop_servers_on_signal(app: App[Any]) -> None:
+    """SIGTERM / SIGHUP would end the app without its exit hooks: first stop every process we started
+    (MCP servers and shells, with what they forked), then leave as a quit would."""
+    from ...tools.processes import kill_all_now
+
+    def stop(signum: int) -> None:
+        kill_all_now()
+        app.exit(128 + signum)
+
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) == signal.SIG_DFL:  # someone else's handler stays theirs
+            loop.add_signal_handler(signum, stop, signum)
 
 
 async def _ask_approvals(app: App[Any], manager: Any) -> None:
