@@ -2,6 +2,7 @@
 
     python mcp_test_server.py                 # stdio
     python mcp_test_server.py --http PORT     # streamable HTTP on 127.0.0.1:PORT/mcp
+    python mcp_test_server.py --sse PORT      # the older SSE transport on 127.0.0.1:PORT/sse
     python mcp_test_server.py --hang          # never answers (a server that never starts)
     python mcp_test_server.py --exit          # writes to stderr and exits at once
 
@@ -14,6 +15,11 @@ import sys
 import time
 
 if "--hang" in sys.argv:  # before the slow imports: its stderr is there at once
+    import os
+
+    if os.environ.get("MCP_TEST_LOG"):
+        with open(os.environ["MCP_TEST_LOG"], "a", encoding="utf-8") as f:
+            f.write(f"server pid {os.getpid()}\n")
     sys.stderr.write("hanging forever\n")
     sys.stderr.flush()
     time.sleep(3600)
@@ -113,7 +119,9 @@ def main(argv: list[str]) -> None:
     if "--exit" in argv:
         sys.stderr.write("fatal: missing configuration TESTSRV_TOKEN\n")
         sys.exit(1)
-    if "--http" in argv:
+    if "--sse" in argv:
+        server.run("sse", host="127.0.0.1", port=int(argv[argv.index("--sse") + 1]))
+    elif "--http" in argv:
         port = int(argv[argv.index("--http") + 1])
         server.run("streamable-http", host="127.0.0.1", port=port)
     else:

@@ -111,3 +111,18 @@ class TestLifecycle:
         assert stream_lines(out)[-1]["type"] == "result"
         for pid in pids:
             assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+    def test_sigint_while_waiting_for_a_server_to_start_ends_at_once_and_leaves_nothing(self, env, work, log_file):
+        env["MCP_TIMEOUT"] = "600000"
+        config = json.dumps({"mcpServers": {"hang": stdio_entry("--hang")}})
+        with serve([Reply([Text("never")])], env) as server:
+            proc = subprocess.Popen([sys.executable, "-m", "tui_agent", "-p", "go", "--mcp-config", config], env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            deadline = time.monotonic() + 120
+            while "server pid" not in log_file.read_text() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            pid = int(log_file.read_text().split()[-1])
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+            assert server.model.requests == []  # no request went out
+        assert proc.returncode == 130, err
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE

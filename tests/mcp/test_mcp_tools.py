@@ -231,10 +231,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def http_server(tmp_path):
+def serve_http(flag: str):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, str(SERVER), "--http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, str(SERVER), flag, str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -242,7 +241,21 @@ def http_server(tmp_path):
             break
         except OSError:
             time.sleep(0.05)
+    return proc, port
+
+
+@pytest.fixture
+def http_server():
+    proc, port = serve_http("--http")
     yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture
+def sse_server():
+    proc, port = serve_http("--sse")
+    yield f"http://127.0.0.1:{port}/sse"
     proc.terminate()
     proc.wait(10)
 
@@ -282,9 +295,50 @@ class TestHttp:
         finished = [e for e in h.events if isinstance(e, ToolFinished)]
         assert finished[-1].status == "cancelled"
 
+    async def test_the_older_sse_transport_still_works(self, make_agent, sse_server):
+        h = make_agent([Reply([ToolUse("mcp__old__echo", {"text": "sse"})]), Reply([Text("done")])], ask=allow_all, mcp_config=mcp_dynamic(("old", {"type": "sse", "url": sse_server})))
+        manager = await started(h)
+        try:
+            await h.agent.run("go")
+        finally:
+            await h.agent.close()
+        assert manager.statuses()[0].transport == "sse" and manager.statuses()[0].status == "connected"
+        assert results_of(h.agent.history)[0]["content"] == '{"result":"echo: sse"}'
+
     async def test_an_unreachable_http_server_fails_and_says_so(self, make_agent):
         h = make_agent([Reply([Text("ok")])], mcp_config=mcp_dynamic(("gone", {"type": "http", "url": f"http://127.0.0.1:{free_port()}/mcp"})))
         manager = await started(h)
         await h.agent.close()
         status = manager.statuses()[0]
         assert status.status == "failed" and status.error
+
+
+class TestLimits:
+    async def test_a_call_over_mcp_tool_timeout_is_an_error_result_and_the_server_is_told(self, make_agent, monkeypatch, log_file):
+        monkeypatch.setenv("MCP_TOOL_TIMEOUT", "1000")
+        h = make_agent([Reply([ToolUse("mcp__s__slow", {"seconds": 60})]), Reply([Text("ok")])], ask=allow_all, mcp_config=mcp_dynamic(("s", stdio_entry())))
+        await started(h)
+        try:
+            ended = await h.agent.run("go")
+            deadline = time.monotonic() + 30
+            while "slow cancelled" not in log_file.read_text() and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+        finally:
+            await h.agent.close()
+        (result,) = results_of(h.agent.history)
+        assert result["is_error"] and "timed out" in result["content"]
+        assert "slow cancelled" in log_file.read_text()
+        assert ended.reason == "completed"
+
+    def test_names_are_normalized_and_descriptions_cut_at_2048_characters(self):
+        from tui_agent.core.mcp.connection import ToolSpec
+        from tui_agent.core.mcp.tools import McpTool, mcp_tool_name
+
+        assert mcp_tool_name("my server.v2", "get/item") == "mcp__my_server_v2__get_item"
+
+        class Conn:
+            name = "srv"
+
+        tool = McpTool(Conn(), ToolSpec("t", "d" * 5000, {"type": "object"}, False))  # type: ignore[arg-type]
+        assert len(tool.description) == 2048 and tool.description.endswith("…")
+        assert tool.api_definition() == {"name": "mcp__srv__t", "description": tool.description, "input_schema": {"type": "object"}}
