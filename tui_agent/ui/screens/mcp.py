@@ -149,7 +149,11 @@ class McpServersScreen(ModalScreen[None]):
 
     async def action_reload(self) -> None:
         self.query_one("#message", Static).update("Reloading the MCP configs…")
-        self.run_worker(self._do(self.manager.reload()), exclusive=True)
+        self.run_worker(self._reload(), exclusive=True)
+
+    async def _reload(self) -> None:
+        await self._do(self.manager.reload())
+        ask_pending(self.app, self.manager)
 
     async def _do(self, job: Any) -> None:
         message = await job
@@ -171,8 +175,7 @@ def start_mcp(app: App[Any]) -> None:
     if manager is None:
         return
     manager.start_all()
-    if manager.pending_approval():
-        app.run_worker(_ask_approvals(app, manager), group="mcp", exit_on_error=False)
+    ask_pending(app, manager)
     stop = asyncio.Event()
     app.run_worker(manager.watch_configs(stop), group="mcp-watch", exit_on_error=False)
     _stop_servers_on_signal(app)
@@ -193,12 +196,17 @@ def _stop_servers_on_signal(app: App[Any]) -> None:
             loop.add_signal_handler(signum, stop, signum)
 
 
+def ask_pending(app: App[Any], manager: Any) -> None:
+    """Ask about every project server nobody has answered for (at start, and after a reload)."""
+    asking = any(w.group == "mcp-approval" and not w.is_finished for w in app.workers)
+    if manager.pending_approval() and not asking:  # a running asker picks up new ones itself
+        app.run_worker(_ask_approvals(app, manager), group="mcp-approval", exit_on_error=False)
+
+
 async def _ask_approvals(app: App[Any], manager: Any) -> None:
-    for server in manager.pending_approval():
-        if server not in manager.pending_approval():
-            continue  # answered by "all of this project"
-        answer = await app.push_screen_wait(McpApprovalScreen(server))
-        manager.answer(server, answer or "reject")
+    while pending := manager.pending_approval():  # "all of this project" answers the rest at once
+        answer = await app.push_screen_wait(McpApprovalScreen(pending[0]))
+        manager.answer(pending[0], answer or "reject")
 
 
 async def mcp_command(app: App[Any], arg: str) -> None:
@@ -215,6 +223,7 @@ async def mcp_command(app: App[Any], arg: str) -> None:
         say(app, await manager.reconnect(name.strip()))
     elif verb == "reload":
         say(app, await manager.reload())
+        ask_pending(app, manager)
     elif verb == "list" or not verb:
         if not verb:
             app.call_later(app.push_screen, McpServersScreen(manager))
