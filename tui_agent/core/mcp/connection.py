@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import atexit
 import uuid
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -22,26 +24,25 @@ from typing import Any, Callable
 from ...tools.processes import MARKER_ENV, find_marked_child, kill_tree_async, track_process, untrack_process
 from .config import HttpServerConfig, ServerConfig, StdioServerConfig
 from .events import ServerState
+from .mcp_loop import call_in, caller_loop, on_mcp_loop, submit
 
 STDERR_TAIL_CHARS = 2_000
 CLOSE_GRACE_S = 2.0
 
 
 _imported = False
+_live: "weakref.WeakSet[McpConnection]" = weakref.WeakSet()
 
 
 def _import_client() -> None:
-    import mcp.client.sse  # noqa: F401
-    import mcp.client.stdio  # noqa: F401
-    import mcp.client.streamable_http  # noqa: F401
-
-
-async def import_mcp() -> None:
-    """Import the `mcp` client (~2 s of CPU) in a thread: the app's loop keeps drawing, and a server's
-    MCP_TIMEOUT counts its own start-up, not ours."""
+    """The `mcp` client, imported on the MCP loop's thread (blocking only that loop, once): a server's
+    MCP_TIMEOUT counts its own start-up, not our import."""
     global _imported
     if not _imported:
-        await asyncio.to_thread(_import_client)
+        import mcp.client.sse  # noqa: F401
+        import mcp.client.stdio  # noqa: F401
+        import mcp.client.streamable_http  # noqa: F401
+
         _imported = True
 
 
@@ -85,31 +86,42 @@ class McpConnection:
         self._session: Any = None
         self._marker = uuid.uuid4().hex
         self._runner: asyncio.Task[None] | None = None
-        self._ready = asyncio.Event()
+        self._started = False
+        self._owner: asyncio.AbstractEventLoop | None = None  # where on_change and progress are called
+        self._ready = asyncio.Event()  # these two are used on the MCP loop only
         self._stop = asyncio.Event()
 
     @property
     def name(self) -> str:
         return self.config.name
 
-    # ----- lifecycle -------------------------------------------------------------------------------
+    # ----- lifecycle (callable from any loop; the work happens on the MCP loop) ---------------------
     def start(self) -> None:
         """Connect in the background; `wait_ready` tells when it is connected or has failed."""
-        if self._runner is None:
-            self._runner = asyncio.get_running_loop().create_task(self._run(), name=f"mcp-{self.name}")
+        self._owner = self._owner or caller_loop()
+        if not self._started:
+            self._started = True
+            _live.add(self)
+            submit(self._run())
 
     async def wait_ready(self, timeout: float) -> None:
         """Wait until connected or failed; a server still starting after `timeout` seconds fails."""
-        await import_mcp()
         self.start()
+        await on_mcp_loop(self._wait_ready(timeout))
+
+    async def close(self) -> None:
+        """End the session and stop the server with everything it started."""
+        await on_mcp_loop(self._close())
+
+    async def _wait_ready(self, timeout: float) -> None:
+        _import_client()
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
         except asyncio.TimeoutError:
             self._fail(f"did not start within {timeout:g}s (MCP_TIMEOUT)")
-            await self.close()
+            await self._close()
 
-    async def close(self) -> None:
-        """End the session and stop the server with everything it started."""
+    async def _close(self) -> None:
         self._stop.set()
         runner = self._runner
         if runner is not None and not runner.done():
@@ -121,6 +133,7 @@ class McpConnection:
                 runner.cancel()
                 await asyncio.wait({runner}, timeout=CLOSE_GRACE_S)
         await self._kill_process()
+        _live.discard(self)
 
     def _locate(self) -> None:
         """Find the server's pid by its marker (after it exec'd: before, /proc shows our environment)."""
@@ -137,8 +150,11 @@ class McpConnection:
             self.pid = None
 
     async def _run(self) -> None:
+        self._runner = asyncio.current_task()
         try:
-            await import_mcp()
+            _import_client()
+            if self._stop.is_set():
+                return
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(await self._transport(stack))
                 from mcp import ClientSession
@@ -151,7 +167,7 @@ class McpConnection:
                 self._session = session
                 self.state, self.error = "connected", ""
                 self._ready.set()
-                self.on_change(self)
+                call_in(self._owner, self.on_change, self)
                 await self._stop.wait()
         except asyncio.CancelledError:
             raise
@@ -198,7 +214,7 @@ class McpConnection:
         self.state = "failed"
         self.error = why + (f"\nstderr:\n{tail}" if tail else "")
         self._ready.set()
-        self.on_change(self)
+        call_in(self._owner, self.on_change, self)
 
     def stderr_tail(self) -> str:
         try:
@@ -214,13 +230,21 @@ class McpConnection:
     async def call_tool(self, name: str, arguments: dict[str, Any], progress: Callable[[str], None] | None = None) -> Any:
         """The server's CallToolResult. Raises McpServerError when the server is gone or answers with
         an error; cancelling the calling task cancels the request on the server."""
+        owner = caller_loop()
+
+        def report(text: str) -> None:
+            if progress is not None:
+                call_in(owner, progress, text)
+
+        return await on_mcp_loop(self._call_tool(name, arguments, report))
+
+    async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Callable[[str], None]) -> Any:
         session = self._session
         if session is None or self.state != "connected":
             raise McpServerError(f"MCP server {self.name!r} is not connected ({self.state}{': ' + self.error.splitlines()[0] if self.error else ''})")
 
         async def on_progress(done: float, total: float | None, message: str | None) -> None:
-            if progress is not None:
-                progress((message or f"{done:g}" + (f"/{total:g}" if total else "")) + "\n")
+            progress((message or f"{done:g}" + (f"/{total:g}" if total else "")) + "\n")
 
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED
@@ -270,3 +294,14 @@ def _describe(exc: BaseException) -> str:
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+
+
+@atexit.register
+def _stop_unlocated_servers() -> None:
+    """A server still starting has no pid on record yet: find it by its marker and stop it at exit."""
+    from ...tools.processes import kill_tree
+
+    for conn in list(_live):
+        pid = conn.pid or find_marked_child(conn._marker)
+        if pid is not None:
+            kill_tree(pid, conn._marker, grace=0.2)
