@@ -1,9 +1,11 @@
 """One MCP server connection, on the official `mcp` client (stdio, streamable HTTP, SSE).
 
 The `mcp` transports and `ClientSession` are anyio context managers that must be entered and left by one
-task, so each connection owns a runner task: it connects, lists the tools, reports "connected", then
-holds the session open until `close()`. Tool calls come from the tools' own tasks; cancelling such a
-task (ESC) makes the `mcp` dispatcher send `notifications/cancelled` and stop waiting at once.
+task, so each connection owns a runner task on the MCP loop (mcp_loop.py): it connects, lists the tools,
+reports "connected", then holds the session open until `close()`. Tool calls come from the tools' own
+tasks on the caller's loop; cancelling such a task (ESC) cancels the call on the MCP loop, where the `mcp`
+dispatcher sends `notifications/cancelled`; the caller stops waiting at once. State changes and progress
+are handed back to the caller's loop.
 
 A stdio server runs in its own session with a marker in its environment, tracked by tools/processes.py,
 so it and everything it started are stopped on close, at exit, and on a second Ctrl+C.
