@@ -6,7 +6,7 @@ an ordinary whole-tool rule). Kept apart from the engine: it only asks "does thi
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
 
 
 def covers_mcp_tool(rule_tool: str, tool_name: str) -> bool:
@@ -33,6 +33,3 @@ def _bare_covers(text: str, tool_name: str) -> bool:
         return False
     return text == tool_name or covers_mcp_tool(text, tool_name)
 
-
-def without_denied(policy: Any, names: Iterable[str]) -> set[str]:
-    return {n for n in names if denied_whole(policy, n)}
