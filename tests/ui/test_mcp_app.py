@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+from textual.widgets import OptionList
+
 from tests.mcp.conftest import stdio_entry, write_mcp_json
 from tests.ui.app_support import build, transcript_text, until, until_idle
 from tui_agent.core.mcp.approval import ProjectApprovals
@@ -20,7 +22,7 @@ class TestApproval:
         write_mcp_json(project, {"repo-tool": stdio_entry()})
         app, model = build(project, [Reply([Text("first")]), Reply([Text("second")])])
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, McpApprovalScreen), SLOW)
+            await until(pilot, lambda: isinstance(app.screen, McpApprovalScreen) and bool(app.screen.query("#command")), SLOW)
             panel = app.screen.query_one("#command")
             assert "mcp_test_server.py" in str(panel.render())  # the command it will run
             await pilot.press("1")  # use this MCP server
@@ -38,9 +40,9 @@ class TestApproval:
         write_mcp_json(project, {"a": stdio_entry(), "b": stdio_entry()})
         app, model = build(project, [Reply([Text("ok")])])
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, McpApprovalScreen), SLOW)
+            await until(pilot, lambda: isinstance(app.screen, McpApprovalScreen) and bool(app.screen.query(OptionList)), SLOW)
             await pilot.press("3")  # continue without this one
-            await until(pilot, lambda: isinstance(app.screen, McpApprovalScreen) and app.screen.server.name == "b", SLOW)
+            await until(pilot, lambda: isinstance(app.screen, McpApprovalScreen) and app.screen.server.name == "b" and bool(app.screen.query(OptionList)), SLOW)
             await pilot.press("3")
             await until(pilot, lambda: not isinstance(app.screen, McpApprovalScreen), SLOW)
             manager = mcp_manager(app.agent)
