@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--settings", type=Path, help="an extra settings file")
     p.add_argument("--add-dir", dest="add_dirs", type=Path, action="append", help="another folder the tools may use")
     p.add_argument("--session-id", help="use this session id")
+    p.add_argument("--mcp-config", dest="mcp_config", nargs="+", action="extend", help="MCP server configs: JSON files or strings")
+    p.add_argument("--strict-mcp-config", action="store_true", help="use only the --mcp-config servers")
     p.add_argument("--demo", action="store_true", help="use the built-in demo model (no API key needed)")
     return p
 
@@ -80,6 +82,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--add-dir {d}: not a folder")
     if args.settings is not None and not args.settings.is_file():
         parser.error(f"--settings {args.settings}: no such file")
+
+    if args.mcp_config:
+        import os
+
+        from .core.mcp.config import McpConfigError, load_dynamic
+
+        try:
+            load_dynamic(args.mcp_config, Path.cwd(), os.environ)
+        except McpConfigError as exc:
+            parser.error(str(exc))
 
     from pydantic import ValidationError
 
@@ -105,6 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             append_system_prompt=args.append_system_prompt,
             settings_file=args.settings,
             session_id=args.session_id,
+            mcp_config=args.mcp_config,
+            strict_mcp_config=args.strict_mcp_config or None,
         )
     except ValidationError as exc:
         parser.error(str(exc).replace("\n", " "))

@@ -73,6 +73,10 @@ class AgentSettings(BaseModel):
     session_id: str | None = None
     """Use this session id instead of a new one (--session-id); a UUID, as Claude Code requires (it names
     the transcript file, so anything else could put it anywhere)."""
+    mcp_config: list[str] = Field(default_factory=list)
+    """MCP server configs: files or JSON strings (--mcp-config)."""
+    strict_mcp_config: bool = False
+    """Use only the --mcp-config servers (--strict-mcp-config)."""
     max_concurrency: int = Field(default_factory=lambda: _env_int("TUI_AGENT_MAX_TOOL_USE_CONCURRENCY", 10))
     """How many tools may run at once (TUI_AGENT_MAX_TOOL_USE_CONCURRENCY)."""
     message_budget: int = Field(default_factory=lambda: _env_int("TUI_AGENT_RESULT_BUDGET_CHARS", 200_000))

@@ -77,7 +77,7 @@ def build_agent(
         max_concurrency=settings.max_concurrency,
         message_budget=settings.message_budget,
     )
-    return Agent(
+    agent = Agent(
         model=model,
         registry=registry,
         policy=policy,
@@ -89,3 +89,8 @@ def build_agent(
         demo=demo,
         **({"clock": clock} if clock is not None else {}),
     )
+    if tools is None:  # the built-in set: MCP servers' tools join it (tests passing their own tools opt out)
+        from .core.mcp import attach_mcp
+
+        attach_mcp(agent, settings, on_notice)
+    return agent

@@ -65,6 +65,7 @@ class HeadlessPrinter:
         self.err = err
         self.session_id = ""
         self.permission_mode = "default"
+        self.mcp_servers: list[dict[str, str]] = []
         self.ended: LoopEnded | None = None
 
     def _line(self, obj: dict[str, Any]) -> None:
@@ -80,7 +81,8 @@ class HeadlessPrinter:
             self.session_id = event.session_id
             if self.fmt == "stream-json":
                 self._line({"type": "system", "subtype": "init", "session_id": event.session_id, "cwd": event.cwd,
-                            "model": event.model, "tools": list(event.tools), "permissionMode": self.permission_mode,
+                            "model": event.model, "tools": list(event.tools), "mcp_servers": self.mcp_servers,
+                            "permissionMode": self.permission_mode,
                             "demo": event.demo})
             elif event.demo and self.fmt == "text":
                 self._note("[demo model: no ANTHROPIC_API_KEY — scripted replies, real tools]")
@@ -114,6 +116,25 @@ class HeadlessPrinter:
                 self._line(result)
 
 
+async def start_mcp_servers(agent: Any, printer: HeadlessPrinter, tasks: list[asyncio.Task[Any]]) -> bool:
+    """Headless cannot ask: start the allowed servers and wait (up to MCP_TIMEOUT each) so the first
+    request has their tools; name each project server it skipped. False when a signal stopped the wait."""
+    from .core.mcp import mcp_manager
+
+    manager = mcp_manager(agent)
+    if manager is None:
+        return True
+    for line in manager.skipped_lines():
+        printer._note(line)
+    tasks.append(asyncio.get_running_loop().create_task(manager.wait_all()))
+    try:
+        await tasks[0]
+    except asyncio.CancelledError:
+        return False
+    printer.mcp_servers = [s.for_init() for s in manager.statuses()]
+    return True
+
+
 def kill_everything_now() -> None:
     """Second Ctrl+C: kill every process we started, at once, and go."""
     from .tools.processes import kill_all_now
@@ -130,6 +151,7 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
     printer.permission_mode = getattr(agent.policy, "mode", "default")
     loop = asyncio.get_running_loop()
     received: list[int] = []
+    mcp_start: list[asyncio.Task[Any]] = []
 
     def on_signal(signum: int) -> None:
         if received and signum == signal.SIGINT:
@@ -137,11 +159,15 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
             os._exit(SIGNAL_EXIT.get(received[0], 130))
         if not received:
             received.append(signum)
+            for task in mcp_start:
+                task.cancel()
             agent.abort(f"interrupted by {signal.Signals(signum).name}" if signum != signal.SIGINT else "interrupted by user")
 
     for signum in SIGNAL_EXIT:
         loop.add_signal_handler(signum, on_signal, signum)
     try:
+        if not await start_mcp_servers(agent, printer, mcp_start):
+            return SIGNAL_EXIT[received[0]]
         ended = await agent.run(prompt)
     finally:
         for signum in SIGNAL_EXIT:

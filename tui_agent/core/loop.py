@@ -126,6 +126,9 @@ class Agent:
         watcher = self.context.services.get("file_watch")
         if watcher is not None:
             watcher.close()
+        mcp = self.context.services.get("mcp")
+        if mcp is not None:  # MCP servers stop with the session, with everything they started
+            await mcp.close()
         stop_watching = getattr(self.policy, "stop_watching", None)
         if stop_watching is not None:
             await stop_watching()
@@ -160,7 +163,7 @@ class Agent:
         tools = self.registry.api_definitions()
         if tools:
             request["tools"] = tools
-        return request
+        return self.registry.decorate_request(request)
 
     def _repair_history(self, why: str) -> None:
         """Give every tool_use of the last assistant message a result (after an unexpected failure)."""

@@ -117,18 +117,27 @@ class ScriptExhausted(Exception):
 class ScriptedModel:
     """Decides each response from the script and records every request it was sent."""
 
-    def __init__(self, script: list[Step] | Handler, model: str = DEFAULT_SCRIPTED_MODEL) -> None:
+    def __init__(self, script: list[Step] | Handler, model: str = DEFAULT_SCRIPTED_MODEL, *, refuse_betas: bool = False) -> None:
         self._script = script
         self.model = model
+        self.refuse_betas = refuse_betas
+        """Answer 400 to a request using a beta (a header or `defer_loading`), as endpoints without it do."""
         self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        self.refused = 0
         self.request_times: list[float] = []
         self.response_end_times: list[float] = []
         self._lock = threading.Lock()
 
-    def next_step(self, body: dict[str, Any]) -> Step:
+    def next_step(self, body: dict[str, Any], headers: dict[str, str] | None = None) -> Step:
+        refused = self.refuse_betas and bool((headers or {}).get("anthropic-beta") or any(t.get("defer_loading") for t in body.get("tools", [])))
         with self._lock:
-            index = len(self.requests)
+            index = len(self.requests) - self.refused
             self.requests.append(body)
+            self.request_headers.append(dict(headers or {}))
+            self.refused += refused
+        if refused:  # not a turn of the script: the client is expected to try again without the beta
+            return Fault(400, "invalid_request_error", "tools.0.defer_loading: Extra inputs are not permitted")
         import time
 
         self.request_times.append(time.monotonic())
@@ -255,7 +264,7 @@ class ScriptedTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(await request.aread() or b"{}")
-        step = self.model.next_step(body)
+        step = self.model.next_step(body, {k.lower(): v for k, v in request.headers.items()})
         if isinstance(step, Fault):
             content, headers = ScriptedModel.fault_body(step)
             return httpx2.Response(step.status, headers=headers, content=content, request=request)
@@ -374,7 +383,7 @@ class ScriptedServer:
                 length = int(headers.get("content-length", "0"))
                 raw = await reader.readexactly(length) if length else b""
                 body = json.loads(raw or b"{}")
-                step = self.model.next_step(body)
+                step = self.model.next_step(body, headers)
                 if isinstance(step, Fault):
                     content, hdrs = ScriptedModel.fault_body(step)
                     writer.write(self._head(step.status, hdrs + [("content-length", str(len(content)))]) + content)

@@ -148,6 +148,30 @@ async def _spawn(command: str, cwd: Path, marker: str, extra_env: dict[str, str]
     return Shell(proc, marker, transport, protocol)
 
 
+def track_process(pid: int, marker: str) -> None:
+    """Stop this process tree with the shells (atexit, a second Ctrl+C): for processes started
+    elsewhere (an MCP server) whose environment carries `marker` under MARKER_ENV."""
+    _live[pid] = marker
+
+
+def untrack_process(pid: int) -> None:
+    _live.pop(pid, None)
+
+
+def find_marked_child(marker: str) -> int | None:
+    """The pid of our direct child carrying `marker` (a process a library spawned for us)."""
+    global _table
+    _table = None
+    me = os.getpid()
+    for proc in _process_table().marked.get(marker, []):
+        try:
+            if proc.ppid() == me:
+                return proc.pid
+        except psutil.Error:
+            continue
+    return None
+
+
 _SCAN_FRESH_S = 0.005
 
 

@@ -31,6 +31,10 @@ class ToolRegistry:
     def api_definitions(self) -> list[dict[str, Any]]:
         return [t.api_definition() for t in self._tools]
 
+    def decorate_request(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The request as sent: a registry with deferred tools (MCP) marks and names them here."""
+        return request
+
     def restricted(self, names: Iterable[str] | None = None, exclude: Iterable[str] = ()) -> "ToolRegistry":
         """A registry holding only `names` (all when None), minus `exclude`; unknown names are ignored."""
         keep = None if names is None else set(names)

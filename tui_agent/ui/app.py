@@ -41,6 +41,7 @@ from ..core.events import (  # noqa: E402
     UsageUpdated,
 )
 from ..core.loop import Agent  # noqa: E402
+from ..core.mcp.events import McpServersChanged, status_summary  # noqa: E402
 from ..factory import build_agent  # noqa: E402
 from .agent_runner import AgentRunner  # noqa: E402
 from .messages import AgentEvents, EventBatcher  # noqa: E402
@@ -177,6 +178,9 @@ class TuiAgentApp(App[int]):
             from ..providers.demo import DEMO_LABEL, HOW_TO_USE_CLAUDE
 
             self.conversation.notice("warning", f"{DEMO_LABEL}\n{HOW_TO_USE_CLAUDE}", now=True)
+        from .screens.mcp import start_mcp
+
+        start_mcp(self)  # in the background: their tools join the next request once connected
         if self.queued_prompts:
             self._start_run(self.queued_prompts.pop(0))
             self._show_queue()
@@ -267,6 +271,9 @@ class TuiAgentApp(App[int]):
                 self.lanes.start_run(now)
                 self.status.state.model = event.model
                 lanes_changed = True
+            elif isinstance(event, McpServersChanged):
+                self.status.state.mcp = status_summary(event.servers)
+                self.status.refresh()
             elif isinstance(event, UsageUpdated):
                 state = self.status.state
                 state.input_tokens, state.output_tokens = event.total_input_tokens, event.total_output_tokens

@@ -139,6 +139,12 @@ async def _permissions(app: App[Any], arg: str) -> None:
     app.call_later(app.push_screen, PermissionsScreen(app.agent.policy))
 
 
+async def _mcp(app: App[Any], arg: str) -> None:
+    from .screens.mcp import mcp_command
+
+    await mcp_command(app, arg)
+
+
 async def _quit(app: App[Any], arg: str) -> None:
     # The app's own quit action, so whatever cleanup it does on quit runs.
     await app.run_action("quit")
@@ -151,6 +157,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("cost", "/cost", "tokens and cost of this session, per model", _cost),
     SlashCommand("mode", "/mode [name]", "show or set the permission mode", _mode),
     SlashCommand("permissions", "/permissions", "the rules in force; revoke this session's grants", _permissions),
+    SlashCommand("mcp", "/mcp [list|reload|reconnect NAME]", "MCP servers: state, tools, errors; reconnect or reload", _mcp),
     SlashCommand("quit", "/quit", "leave tui-agent", _quit, aliases=("exit",)),
 )
 

@@ -22,6 +22,7 @@ from ..permission_types import (
 )
 from .bash_split import SimpleCommand, split_command
 from .hooks import HookOutcome, run_pre_tool_use_hooks
+from .mcp_rules import covers_mcp_tool
 from .rules import PATH_RULE_TOOLS, READ_RULE_TOOLS, Rule, RuleError, RuleKind, parse_rule, split_rule_list
 from .settings import (
     SettingsError,
@@ -341,7 +342,7 @@ class PermissionEngine:
 
 def _whole_tool(rule: Rule, tool_name: str) -> bool:
     """`ToolName` alone matches every call of that tool (a bare `Edit` covers other file writes via _applies)."""
-    return rule.specifier is None and rule.tool == tool_name
+    return rule.specifier is None and (rule.tool == tool_name or covers_mcp_tool(rule.tool, tool_name))
 
 
 def _applies(rule: Rule, item: _Item, kind: RuleKind, tool_name: str) -> bool:

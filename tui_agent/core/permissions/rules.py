@@ -22,7 +22,8 @@ READ_RULE_TOOLS = frozenset({"Read", "Glob", "Grep"})
 EDIT_RULE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 PATH_RULE_TOOLS = READ_RULE_TOOLS | EDIT_RULE_TOOLS
 
-_RULE_RE = re.compile(r"(?P<tool>[A-Za-z_][A-Za-z0-9_\-]*)(?:\((?P<spec>.*)\))?", re.DOTALL)
+# `mcp__server__*` (every tool of an MCP server) is the one name that may end in a star.
+_RULE_RE = re.compile(r"(?P<tool>[A-Za-z_][A-Za-z0-9_\-]*(?:__\*)?)(?:\((?P<spec>.*)\))?", re.DOTALL)
 
 
 class RuleError(ValueError):

@@ -30,6 +30,8 @@ class StatusState:
     cost_usd: float | None = 0.0
     run_started_at: float | None = None
     last_run_s: float | None = None
+    mcp: str = ""
+    """MCP servers connected / failed (empty without servers)."""
     hint: str = ""
     """A passing message (e.g. "press Ctrl+C again to quit") shown instead of the key help."""
 
@@ -75,6 +77,7 @@ class StatusLine(Widget):
         parts = [
             Text("demo model" if s.demo else s.model, style=style["model"]),
             Text(f"{s.mode} mode", style=style["mode"]),
+            *([Text(s.mcp, style=style["muted"])] if s.mcp else []),
             Text(f"↑{format_tokens(s.input_tokens)} ↓{format_tokens(s.output_tokens)}", style=style["muted"]),
             Text("cost unknown" if s.cost_usd is None else f"${s.cost_usd:.4f}", style=style["muted"]),
         ]
