@@ -112,7 +112,7 @@ class TestShellSiblings:
         loop = asyncio.get_running_loop()
         t0 = loop.time()
         await h.agent.run("go")
-        assert loop.time() - t0 < 5, "the sibling's 30 s sleep was cancelled"
+        assert loop.time() - t0 < 25, "the sibling's 30 s sleep was cancelled"
         results = {b["tool_use_id"]: b for b in h.agent.history[2]["content"]}
         assert results["failing"]["is_error"] and "Exit code 2" in results["failing"]["content"]
         assert results["sibling"]["is_error"]
@@ -125,7 +125,7 @@ class TestShellSiblings:
         h = make_harness(script, tools=all_tools(), permission_mode="bypassPermissions")
         run = asyncio.create_task(h.agent.run("go"))
         me = psutil.Process()
-        for _ in range(200):
+        for _ in range(3000):  # a safety net of a minute: it goes on as soon as they run
             await asyncio.sleep(0.02)
             if sum(p.name() == "sleep" for p in me.children(recursive=True)) >= 3:
                 break
@@ -133,7 +133,14 @@ class TestShellSiblings:
         h.agent.abort()
         ended = await run
         assert ended.reason == "aborted"
-        alive = [p for p in before if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
-        assert not alive
+
+        def alive() -> list[psutil.Process]:
+            return [p for p in before if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+        for _ in range(3000):  # a SIGKILLed process may take a moment to be gone on a busy machine
+            if not alive():
+                break
+            await asyncio.sleep(0.02)
+        assert not alive()
         assert_history_valid(h.agent.history)
         await h.agent.close()
