@@ -106,9 +106,15 @@ async def test_progress_streams_lines_as_they_arrive(ctx: ToolContext, tmp_path:
 
 
 async def test_background_child_holding_the_pipe_does_not_hold_the_result(ctx: ToolContext) -> None:
+    holder = f"120.{os.getpid()}{time.monotonic_ns() % 10**6:06d}"  # sleep's argument names it
     started = time.monotonic()
-    out = await bash(ctx, "sleep 120 & echo started")
-    assert text(out) == "started" and time.monotonic() - started < 60
+    try:
+        out = await bash(ctx, f"sleep {holder} & echo started")
+        assert text(out) == "started" and time.monotonic() - started < 60
+    finally:  # the child outlives the command by design: it must not outlive the test
+        for proc in psutil.process_iter(["cmdline"]):
+            if proc.info["cmdline"] == ["sleep", holder]:
+                proc.kill()
 
 
 async def test_huge_output_is_bounded_in_memory_and_spilled_whole(ctx: ToolContext) -> None:
