@@ -24,6 +24,7 @@ from .bash_split import SimpleCommand, split_command
 from .hooks import HookOutcome, run_pre_tool_use_hooks
 from .mcp_rules import covers_mcp_tool
 from .rules import PATH_RULE_TOOLS, READ_RULE_TOOLS, Rule, RuleError, RuleKind, parse_rule, split_rule_list
+from .wrapped_rules import is_runner, wrapped_command_suggestions
 from .settings import (
     SettingsError,
     SettingsStore,
@@ -382,6 +383,8 @@ def _part_read_only(check: PermissionCheck, part: SimpleCommand) -> bool:
 def _command_suggestions(part: SimpleCommand) -> list[str]:
     """`npm run test --watch` → Bash(npm run test *), Bash(npm run *), Bash(npm *)."""
     words = part.core_words or part.assignments
+    if words and is_runner(words[0]):
+        return wrapped_command_suggestions(words, " ".join(words))
     prefix = list(words[:1])
     for word in words[1:3]:
         if word.startswith("-") or _SPECIAL_WORD_CHARS & set(word):
