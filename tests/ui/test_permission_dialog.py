@@ -58,6 +58,9 @@ async def ask_all(app: Harness, *requests: Any) -> list[asyncio.Task[PermissionA
     return tasks
 
 
+WORDS_OPEN = "<the words field is open>"
+
+
 # ----- every answer, from its keys -------------------------------------------------------------------
 
 
@@ -75,7 +78,7 @@ async def ask_all(app: Harness, *requests: Any) -> list[asyncio.Task[PermissionA
         (["escape"], PermissionAnswer("deny")),
         (["down", "down", "enter"], PermissionAnswer("allow_session", rule="Bash(npm run test *)")),
         (["up", "up", "enter"], PermissionAnswer("deny")),
-        (["5", *keys_for("use yarn"), "enter"], PermissionAnswer("deny", words="use yarn")),
+        (["5", WORDS_OPEN, *keys_for("use yarn"), "enter"], PermissionAnswer("deny", words="use yarn")),
     ],
 )
 async def test_each_key_gives_its_answer(keys: list[str], expected: PermissionAnswer) -> None:
@@ -84,6 +87,11 @@ async def test_each_key_gives_its_answer(keys: list[str], expected: PermissionAn
         [task] = await ask_all(app, request())
         await next_dialog(app, pilot)
         app.clock.advance(GUARD_PASSED)
+        if WORDS_OPEN in keys:  # a person looks at the field before typing in it
+            at = keys.index(WORDS_OPEN)
+            await pilot.press(*keys[:at])
+            await until(pilot, lambda: bool(app.screen.query("#words")))
+            keys = keys[at + 1 :]
         await pilot.press(*keys)
         await until(pilot, task.done)
         assert task.result() == expected
@@ -116,6 +124,7 @@ async def test_no_rule_means_no_session_or_always_choice() -> None:
         assert [c.name for c in dialog.choices()] == ["once", "deny", "words"]
         app.clock.advance(GUARD_PASSED)
         await pilot.press("2", "3")
+        await until(pilot, lambda: not dialog.typing.held)  # the keys stopped: "2" (no such choice) acted
         assert not task.done()
         await pilot.press("1")
         await until(pilot, task.done)
@@ -130,7 +139,7 @@ async def test_escape_in_the_words_field_goes_back_then_denies() -> None:
         assert app.focused is None  # no text field has focus when the dialog opens
         app.clock.advance(GUARD_PASSED)
         await pilot.press("5")
-        assert isinstance(app.focused, Input)
+        await until(pilot, lambda: isinstance(app.focused, Input))
         await pilot.press("1", "y", "escape")  # digits are words here; escape leaves the field
         assert not task.done() and not dialog.query("#words")
         await pilot.press("escape")
@@ -184,14 +193,15 @@ async def test_keys_typed_before_the_dialog_opens_answer_nothing() -> None:
         dialog = await next_dialog(app, pilot)
         assert dialog.query_one("#dialog").has_class("-guarded")
         assert str(dialog.query_one("#hint").render()) == "…"
-        await pilot.press("y", "1", "2", "n", "escape", "down", "enter")  # within the guard: ignored
+        await pilot.press("y", "1", "2", "n", "escape", "down", "enter")  # typed as text: to the prompt
         assert not task.done() and app.screen is dialog
+        assert prompt.value == "hiy1y12n"
         app.clock.advance(GUARD_PASSED)
-        await until(pilot, lambda: not dialog.query_one("#dialog").has_class("-guarded"))
+        await until(pilot, lambda: not dialog.query_one("#dialog").has_class("-guarded") and not dialog.typing.is_typing())
         await pilot.press("1")
         await until(pilot, task.done)
         assert task.result() == PermissionAnswer("allow_once")
-        assert prompt.value == "hiy1"
+        assert prompt.value == "hiy1y12n"
 
 
 async def test_enter_does_not_approve_a_shell_command() -> None:
@@ -237,7 +247,8 @@ async def test_one_dialog_at_a_time_and_the_guard_restarts_on_2_of_3() -> None:
         await pilot.press("1")
         second = await next_dialog(app, pilot, first)
         assert count_of(second) == "2 of 3" and second.request.id == "r1"
-        await pilot.press("1", "4", "n")  # straight after the move: the guard holds
+        await pilot.press("4")  # straight after the move: the guard holds
+        await until(pilot, lambda: not second.typing.held)
         assert not tasks[1].done()
         app.clock.advance(GUARD_PASSED)
         await pilot.press("4")
@@ -276,7 +287,9 @@ async def test_deny_all_with_words_answers_every_waiting_ask() -> None:
         dialog = await next_dialog(app, pilot)
         await until(pilot, lambda: count_of(dialog) == "1 of 3")
         app.clock.advance(GUARD_PASSED)
-        await pilot.press("6", *keys_for("lint first"), "enter")
+        await pilot.press("6")
+        await until(pilot, lambda: bool(dialog.query("#words")))
+        await pilot.press(*keys_for("lint first"), "enter")
         await until(pilot, lambda: all(t.done() for t in tasks))
         assert {t.result() for t in tasks} == {PermissionAnswer("deny", words="lint first")}
         await until(pilot, lambda: app.asker.dialog is None and app.asker.pending == 0)
@@ -327,6 +340,7 @@ async def test_deny_with_words_reaches_the_model_verbatim(tmp_path: Path) -> Non
         await next_dialog(app, pilot)
         app.clock.advance(GUARD_PASSED)
         await pilot.press("5")
+        await until(pilot, lambda: isinstance(app.focused, Input))
         app.focused.insert_text_at_cursor(words)  # type: ignore[union-attr]  # typed as-is (unicode, backticks)
         await pilot.press("enter")
         ended = await asyncio.wait_for(run, 60)
@@ -501,7 +515,9 @@ async def test_the_built_in_edit_and_bash_tools(tmp_path: Path) -> None:
         bash = await next_dialog(app, pilot, edit)
         assert bash.request.input == {"command": "touch made.txt"} and bash.highlighted is None
         app.clock.advance(GUARD_PASSED)
-        await pilot.press("5", *keys_for("no files please"), "enter")
+        await pilot.press("5")
+        await until(pilot, lambda: bool(bash.query("#words")))
+        await pilot.press(*keys_for("no files please"), "enter")
         ended = await asyncio.wait_for(run, 60)
     assert ended.reason == "completed"
     assert target.read_text() == "def main():\n    return 2\n" and not (project / "made.txt").exists()
@@ -562,3 +578,40 @@ def test_snapshot_second_of_three(snap_compare: Any) -> None:
     ]
     app, run_before = _snapshot_app(*reqs, answer_first=True)
     assert snap_compare(app, run_before=run_before, terminal_size=(100, 28))
+
+
+# ----- typing into an open dialog ----------------------------------------------------------------------
+
+
+async def test_a_sentence_typed_into_an_open_dialog_goes_to_the_prompt_and_answers_nothing() -> None:
+    app = Harness(SimplePolicy())
+    async with app.run_test() as pilot:
+        prompt = app.query_one("#prompt", Input)
+        [task] = await ask_all(app, request())
+        dialog = await next_dialog(app, pilot)
+        app.clock.advance(GUARD_PASSED)
+        await pilot.press(*keys_for("2 more files"), "enter")  # "2" would allow for the session; enter would choose
+        await pilot.press("backspace")
+        assert prompt.value == "2 more file"
+        assert "waiting for your answer" in str(dialog.query_one("#hint").render())
+        await pilot.pause(0.3)
+        assert not task.done() and app.screen is dialog
+        # A quiet second: keys are answers again, and the dialog says so.
+        await until(pilot, lambda: "waiting" not in str(dialog.query_one("#hint").render()))
+        await pilot.press("4")
+        await until(pilot, task.done)
+        assert task.result() == PermissionAnswer("deny")
+        assert prompt.value == "2 more file"
+
+
+async def test_a_lone_answer_key_still_answers() -> None:
+    app = Harness(SimplePolicy())
+    async with app.run_test() as pilot:
+        prompt = app.query_one("#prompt", Input)
+        [task] = await ask_all(app, request())
+        await next_dialog(app, pilot)
+        app.clock.advance(GUARD_PASSED)
+        await pilot.press("2")
+        await until(pilot, task.done)
+        assert task.result() == PermissionAnswer("allow_session", rule="Bash(npm run test *)")
+        assert prompt.value == ""

@@ -23,10 +23,12 @@ from textual.widgets.option_list import Option
 
 from ...core.executor import SHELL_TOOLS
 from ...core.permission_types import PermissionAnswer, PermissionRequest
+from ..dialog_typing import TypingGuard, send_to_prompt
 
 ChoiceName = Literal["once", "session", "always", "deny", "words", "deny_all"]
 LOCAL_SETTINGS = ".claude/settings.local.json"
 CHOICE_ORDER: tuple[ChoiceName, ...] = ("once", "session", "always", "deny", "words", "deny_all")
+ANSWER_KEYS: dict[str, ChoiceName] = {"1": "once", "y": "once", "2": "session", "3": "always", "4": "deny", "n": "deny", "5": "words", "6": "deny_all"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,9 +165,13 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         settings_label: str = LOCAL_SETTINGS,
         clock: Callable[[], float] = time.monotonic,
         guard: float = 0.4,
+        typing: TypingGuard | None = None,
     ) -> None:
         super().__init__()
         self.request = request
+        self.typing = typing or TypingGuard()
+        self._typing_shown = False
+        """Keys typed as text go to the prompt, not to the choices (see dialog_typing)."""
         self._position = position
         self._total = total
         self._on_deny_all = on_deny_all
@@ -239,6 +245,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
     def on_mount(self) -> None:
         self._opened_at = self._clock()
         self._render_state()
+        self.set_interval(0.05, self._typing_tick)
         if self._guarded():
             # The clock may be a test's: poll it rather than trusting a wall-clock timer.
             self._guard_timer = self.set_interval(0.1, self._check_guard)
@@ -277,6 +284,9 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         self.query_one("#hint", Static).update(Content(self._hint(guarded)))
 
     def _hint(self, guarded: bool) -> str:
+        self._typing_shown = self.typing.typing
+        if self.typing.typing:
+            return "waiting for your answer · what you type goes to the prompt"
         if guarded:
             return "…"
         if self._words_for is not None:
@@ -289,6 +299,32 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         return " · ".join(parts)
 
     # ----- keys -----------------------------------------------------------------------------
+    def on_key(self, event: Any) -> None:
+        if self._words_for is not None:
+            return
+        typing = self.typing.is_typing()
+        if event.is_printable and event.character:
+            text = self.typing.key(event.character)
+            if text:
+                send_to_prompt(self.app, "".join(text))
+            if text or self.typing.typing or event.character in ANSWER_KEYS:
+                event.stop()
+                event.prevent_default()
+            if self.typing.typing != typing:
+                self._render_state()
+        elif typing and event.key in ("enter", "backspace"):
+            event.stop()
+            event.prevent_default()
+            if event.key == "backspace":
+                send_to_prompt(self.app, backspace=True)
+
+    def _typing_tick(self) -> None:
+        key = self.typing.due(ANSWER_KEYS)
+        if key is not None:
+            self.action_choose(ANSWER_KEYS[key])
+        if self.typing.is_typing() != self._typing_shown and self.is_mounted:
+            self._render_state()
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # While words are typed only escape (back) and diff scrolling act; the input takes enter itself.
         if self._words_for is not None:

@@ -1,0 +1,128 @@
+"""@-mentions in a prompt: each mentioned file or folder is attached before the prompt, as Claude Code
+attaches it on the plain API.
+
+A file becomes two `<system-reminder>` text blocks: "Called the Read tool with the following input:
+{"file_path": ...}" and "Result of calling the Read tool:" with what Read returns (numbered lines, a big
+file cut to its first lines as Read cuts it). A folder becomes the same pair for a Bash `ls` and its
+listing. The file counts as read (Edit may follow at once). A mention that names nothing is left as text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..tools.base import ToolContext, ToolError
+
+# `@path` (up to whitespace) or `@"path with spaces"`, at the start or after whitespace.
+MENTION_RE = re.compile(r'(?:^|(?<=\s))@(?:"(?P<quoted>[^"\n]+)"|(?P<bare>[^\s"]+))')
+_TRAILING_PUNCTUATION = ".,;:!?)]}'"
+
+
+def system_reminder(text: str) -> str:
+    return f"<system-reminder>\n{text}\n</system-reminder>"
+
+
+def _called(tool: str, tool_input: dict[str, Any]) -> str:
+    return f"Called the {tool} tool with the following input: {json.dumps(tool_input, ensure_ascii=False, separators=(',', ':'))}"
+
+
+def _result(tool: str, text: str) -> str:
+    return f"Result of calling the {tool} tool:\n{text}"
+
+
+@dataclass(slots=True)
+class Attachments:
+    """What the mentions of one prompt became: API blocks to put before it, and problems to tell the user."""
+
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def mentioned_paths(text: str) -> list[str]:
+    """The raw paths mentioned in `text`, in order, each once."""
+    found = [m["quoted"] or m["bare"] for m in MENTION_RE.finditer(text)]
+    return list(dict.fromkeys(found))
+
+
+def _existing(raw: str, ctx: ToolContext) -> Path | None:
+    """The mentioned path resolved in the workspace; sentence punctuation after it is tolerated."""
+    candidate = raw
+    while candidate:
+        path = ctx.workspace.resolve(candidate)
+        if path.exists():
+            return path
+        if candidate[-1] not in _TRAILING_PUNCTUATION:
+            return None
+        candidate = candidate[:-1]
+    return None
+
+
+async def attach_mentions(text: str, ctx: ToolContext) -> Attachments:
+    """Read every file and list every folder that `text` mentions (inside the workspace only)."""
+    from ..tools.read import DEFAULT_LIMIT, ReadInput, ReadTool
+
+    out = Attachments()
+    read = ReadTool()
+    for raw in mentioned_paths(text):
+        path = _existing(raw, ctx)
+        if path is None or path in out.paths:
+            continue
+        if not ctx.workspace.contains(path):
+            out.problems.append(f"@{raw} is outside the workspace; it was not attached.")
+            continue
+        out.paths.append(path)
+        if path.is_dir():
+            command = {"command": f"ls {path}", "description": f"Lists files in {path}"}
+            out.blocks.append({"type": "text", "text": system_reminder(_called("Bash", command))})
+            out.blocks.append({"type": "text", "text": system_reminder(_result("Bash", _listing(path)))})
+            continue
+        tool_input: dict[str, Any] = {"file_path": str(path)}
+        try:
+            result = await read.call(ReadInput(file_path=str(path)), ctx)
+        except ToolError:
+            # Too big to read whole: its first lines, as a Read with a limit returns them.
+            try:
+                result = await read.call(ReadInput(file_path=str(path), offset=1, limit=DEFAULT_LIMIT), ctx)
+            except ToolError as exc:
+                out.paths.pop()
+                out.problems.append(f"@{raw} was not attached: {exc}")
+                continue
+        if not isinstance(result.content, str):  # an image: Claude Code attaches it as an image block
+            out.blocks.append({"type": "text", "text": system_reminder(_called("Read", tool_input))})
+            out.blocks.extend(result.content)
+            continue
+        out.blocks.append({"type": "text", "text": system_reminder(_called("Read", tool_input))})
+        out.blocks.append({"type": "text", "text": system_reminder(_result("Read", result.content))})
+    return out
+
+
+def _listing(path: Path) -> str:
+    try:
+        names = sorted(n for n in os.listdir(path) if not n.startswith("."))
+    except OSError as exc:
+        return f"Cannot list {path}: {exc.strerror}"
+    return "\n".join(names)
+
+
+async def prompt_with_mentions(text: str, ctx: ToolContext) -> tuple[str | list[dict[str, Any]], Attachments]:
+    """The prompt to send: the text alone, or the attachments followed by the text."""
+    attachments = await attach_mentions(text, ctx)
+    if not attachments.blocks:
+        return text, attachments
+    return [*attachments.blocks, {"type": "text", "text": text}], attachments
+
+
+async def run_prompt(agent: Any, text: str) -> Any:
+    """Run `agent` on a typed prompt: its @-mentions attached first, problems shown as notices."""
+    from .events import Notice
+
+    prompt, attachments = await prompt_with_mentions(text, agent.context)
+    for problem in attachments.problems:
+        agent.emit(Notice("warning", problem))
+    return await agent.run(prompt)

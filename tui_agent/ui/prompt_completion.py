@@ -1,0 +1,107 @@
+"""@-completion: the project's files (and folders) as the user types `@part`, fuzzy-matched.
+
+Files come from `rg --files` in the workspace, so .gitignore is respected; an ignored folder's files are
+offered only once the typed part starts with that folder's path (`@node_modules/left`). Paths are shown
+relative to the workspace. Matching uses Textual's own fuzzy matcher (the command palette's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.fuzzy import FuzzySearch
+
+MAX_SHOWN = 8
+MAX_FILES = 50_000
+# The `@part` being typed: an @ at the start or after whitespace, up to the cursor.
+_ACTIVE_MENTION = re.compile(r'(?:^|(?<=\s))@(?P<part>"[^"\n]*|[^\s"]*)$')
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveMention:
+    """The `@part` before the cursor: where it starts in the line (at the @) and what was typed."""
+
+    start: int
+    part: str
+
+
+def active_mention(line_before_cursor: str) -> ActiveMention | None:
+    m = _ACTIVE_MENTION.search(line_before_cursor)
+    if m is None:
+        return None
+    return ActiveMention(m.start(), m["part"].lstrip('"'))
+
+
+def mention_text(path: str) -> str:
+    """What replaces `@part`: the path, quoted when it has spaces, and a space to go on typing."""
+    return (f'@"{path}"' if " " in path else f"@{path}") + " "
+
+
+async def _rg_files(root: Path, *args: str) -> list[str]:
+    from ..tools.ripgrep import rg_binary
+
+    proc = await asyncio.create_subprocess_exec(
+        rg_binary(), "--files", "--hidden", "--glob", "!.git", *args,
+        cwd=root, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )
+    out, _ = await proc.communicate()
+    return sorted(line for line in out.decode("utf-8", "replace").splitlines() if line)[:MAX_FILES]
+
+
+def _with_folders(files: list[str]) -> list[str]:
+    folders = {str(Path(f).parent) + "/" for f in files if "/" in f}
+    for folder in list(folders):  # every ancestor too
+        parts = folder.rstrip("/").split("/")
+        folders.update("/".join(parts[:i]) + "/" for i in range(1, len(parts)))
+    return sorted(folders) + files
+
+
+class FileIndex:
+    """The workspace's files, listed once per completion session (refresh() on each new `@`)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.paths: list[str] = []
+        self._ignored: dict[str, list[str]] = {}
+        self._search = FuzzySearch()
+
+    async def refresh(self) -> None:
+        self.paths = _with_folders(await _rg_files(self.root))
+        self._ignored.clear()
+
+    async def _ignored_under(self, folder: str) -> list[str]:
+        """Files of a folder that .gitignore hides, once the user typed its path."""
+        if folder not in self._ignored:
+            self._ignored[folder] = _with_folders(await _rg_files(self.root, "--no-ignore", "--", folder))
+        return self._ignored[folder]
+
+    async def candidates(self, part: str) -> list[str]:
+        pool = self.paths
+        folder = part.rsplit("/", 1)[0] if "/" in part else ""
+        if folder and (self.root / folder).is_dir() and not any(p.startswith(folder + "/") for p in pool):
+            pool = await self._ignored_under(folder)
+        return self.match(part, pool)
+
+    def match(self, part: str, pool: list[str]) -> list[str]:
+        if not part:
+            return pool[:MAX_SHOWN]
+        scored: list[tuple[float, int, str]] = []
+        low = part.lower()
+        for path in pool:
+            if not _subsequence(low, path.lower()):
+                continue  # cheap test first: the fuzzy scorer is the slow part
+            score, _ = self._search.match(part, path)
+            if score:
+                name = path.rstrip("/").rsplit("/", 1)[-1].lower()
+                bonus = 2.0 if path.lower().startswith(low) else 1.0 if low in name else 0.0
+                scored.append((-(score + bonus), len(path), path))
+        scored.sort()
+        return [p for _, _, p in scored[:MAX_SHOWN]]
+
+
+def _subsequence(needle: str, hay: str) -> bool:
+    it = iter(hay)
+    return all(ch in it for ch in needle)
