@@ -143,6 +143,7 @@ def kill_everything_now() -> None:
 
 
 async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool) -> int:
+    from .core.mentions import run_prompt
     from .factory import build_agent
 
     printer = HeadlessPrinter(fmt, verbose)
@@ -168,7 +169,7 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
     try:
         if not await start_mcp_servers(agent, printer, mcp_start):
             return SIGNAL_EXIT[received[0]]
-        ended = await agent.run(prompt)
+        ended = await run_prompt(agent, prompt)
     finally:
         for signum in SIGNAL_EXIT:
             loop.remove_signal_handler(signum)

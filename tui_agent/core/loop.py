@@ -143,6 +143,10 @@ class Agent:
         self.history.append(message)
         self.session.append(message["role"], message=message)
 
+    def record(self, message: dict[str, Any]) -> None:
+        """Add a message to the history without a run (a `!` command the model should not answer)."""
+        self._append(message)
+
     def system_blocks(self) -> list[dict[str, Any]]:
         # Built once per session: a system prompt that changed (the date at midnight) would break the
         # prompt cache on every later request.

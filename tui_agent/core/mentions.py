@@ -65,7 +65,7 @@ def _existing(raw: str, ctx: ToolContext) -> Path | None:
 
 async def attach_mentions(text: str, ctx: ToolContext) -> Attachments:
     """Read every file and list every folder that `text` mentions (inside the workspace only)."""
-    from ..tools.read import DEFAULT_LIMIT, ReadInput, ReadTool
+    from ..tools.read import ReadTool
 
     out = Attachments()
     read = ReadTool()
@@ -83,16 +83,11 @@ async def attach_mentions(text: str, ctx: ToolContext) -> Attachments:
             out.blocks.append({"type": "text", "text": system_reminder(_result("Bash", _listing(path)))})
             continue
         tool_input: dict[str, Any] = {"file_path": str(path)}
-        try:
-            result = await read.call(ReadInput(file_path=str(path)), ctx)
-        except ToolError:
-            # Too big to read whole: its first lines, as a Read with a limit returns them.
-            try:
-                result = await read.call(ReadInput(file_path=str(path), offset=1, limit=DEFAULT_LIMIT), ctx)
-            except ToolError as exc:
-                out.paths.pop()
-                out.problems.append(f"@{raw} was not attached: {exc}")
-                continue
+        result = await _read_what_fits(read, path, ctx)
+        if isinstance(result, ToolError):
+            out.paths.pop()
+            out.problems.append(f"@{raw} was not attached: {result}")
+            continue
         if not isinstance(result.content, str):  # an image: Claude Code attaches it as an image block
             out.blocks.append({"type": "text", "text": system_reminder(_called("Read", tool_input))})
             out.blocks.extend(result.content)
@@ -100,6 +95,26 @@ async def attach_mentions(text: str, ctx: ToolContext) -> Attachments:
         out.blocks.append({"type": "text", "text": system_reminder(_called("Read", tool_input))})
         out.blocks.append({"type": "text", "text": system_reminder(_result("Read", result.content))})
     return out
+
+
+async def _read_what_fits(read: Any, path: Path, ctx: ToolContext) -> Any:
+    """Read's result for the whole file, else for its first lines (as many as Read will return)."""
+    from ..tools.read import DEFAULT_LIMIT, ReadInput
+
+    try:
+        return await read.call(ReadInput(file_path=str(path)), ctx)
+    except ToolError as exc:
+        error = exc
+    limit = DEFAULT_LIMIT
+    while limit >= 1:
+        try:
+            return await read.call(ReadInput(file_path=str(path), offset=1, limit=limit), ctx)
+        except ToolError as exc:
+            error = exc
+            if "exceeds maximum allowed size" not in str(exc):
+                break
+            limit //= 2
+    return error
 
 
 def _listing(path: Path) -> str:

@@ -90,7 +90,9 @@ class AgentRunner:
 
     @staticmethod
     async def _run(agent: Agent, prompt: str, ticket: _RunTicket) -> LoopEnded:
-        task = asyncio.ensure_future(agent.run(prompt))
+        from ..core.mentions import run_prompt  # the prompt's @-mentions attached first
+
+        task = asyncio.ensure_future(run_prompt(agent, prompt))
         await asyncio.sleep(0)  # the run's first step has made its abort signal
         if ticket.abort_requested:
             agent.abort()

@@ -47,6 +47,7 @@ from .agent_runner import AgentRunner  # noqa: E402
 from .messages import AgentEvents, EventBatcher  # noqa: E402
 from .widgets.conversation import Conversation  # noqa: E402
 from .widgets.lanes import LanePanel  # noqa: E402
+from .prompt_runs import start_run  # noqa: E402
 from .widgets.prompt import PromptInput  # noqa: E402
 from .widgets.status import StatusLine  # noqa: E402
 from .widgets.tool_calls import ToolCalls  # noqa: E402
@@ -118,6 +119,8 @@ class TuiAgentApp(App[int]):
     asker: Any
     """The agent's ask handler: the permission dialog."""
     ready = False
+    shell: Any = None
+    """The `!` shell command running now, if any."""
 
     # ----- layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -212,7 +215,7 @@ class TuiAgentApp(App[int]):
     # ----- prompts ------------------------------------------------------------------------------
     @on(PromptInput.Submitted)
     def _on_prompt(self, message: PromptInput.Submitted) -> None:
-        self.submit(message.text)
+        self.submit(("!" + message.text) if message.mode == "bash" else message.text)
 
     def submit(self, text: str) -> None:
         """Send a prompt now, queue it while a run is going, or run it as a slash command."""
@@ -230,7 +233,7 @@ class TuiAgentApp(App[int]):
         self.running = True
         self.conversation.user_prompt(text)
         self.status.run_started()
-        run = self._run = self.runner.run(text)
+        run = self._run = start_run(self, text)
         run.add_done_callback(lambda done: self.call_later(self._run_done, done))
 
     async def _run_command(self, text: str) -> None:
@@ -310,6 +313,8 @@ class TuiAgentApp(App[int]):
         """Close the topmost layer: an expanded cell, else stop the run, else back to the prompt."""
         if self.focused is self.transcript and self.transcript.collapse_selected():
             return
+        if self.focused is self.prompt and self.prompt.close_layer():
+            return
         if self.running:
             self.interrupt()
         elif self.focused is not self.prompt:
@@ -321,6 +326,8 @@ class TuiAgentApp(App[int]):
             return
         self.asker.cancel_all()
         self.runner.abort()
+        if self.shell is not None:  # a `!` command
+            self.runner.call(self.shell.abort)
         self.calls.mark_cancelled(self.clock())
         self.conversation.refresh_cells()
         self.conversation.interrupted()

@@ -1,0 +1,44 @@
+"""Top-level keys of the settings files (`respondToBashCommands`, `preferredNotifChannel`, `hooks`...),
+read from the same files the permission engine loads, later files winning, at the moment they are needed
+(so an edit applies without a restart). A file that can't be read or parsed is skipped here; the engine
+already reports it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def settings_paths(policy: Any) -> list[Path]:
+    store = getattr(policy, "settings", None)
+    return [s.path for s in getattr(store, "sources", [])]
+
+
+def read_setting(policy: Any, key: str, default: Any = None) -> Any:
+    value = default
+    for path in settings_paths(policy):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and key in data:
+            value = data[key]
+    return value
+
+
+def hook_commands(policy: Any, event: str) -> list[tuple[str, float | None]]:
+    """(command, timeout seconds) of every `hooks.<event>` command hook, in file order."""
+    out: list[tuple[str, float | None]] = []
+    for path in settings_paths(policy):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        groups = data.get("hooks", {}).get(event, []) if isinstance(data, dict) and isinstance(data.get("hooks"), dict) else []
+        for group in groups if isinstance(groups, list) else []:
+            for hook in group.get("hooks", []) if isinstance(group, dict) else []:
+                if isinstance(hook, dict) and hook.get("type") == "command" and isinstance(hook.get("command"), str):
+                    timeout = hook.get("timeout")
+                    out.append((hook["command"], float(timeout) if isinstance(timeout, (int, float)) else None))
+    return out
