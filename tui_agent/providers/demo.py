@@ -34,7 +34,11 @@ def _prompt_text(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, str):
         return content
-    return " ".join(b.get("text", "") for b in content if b.get("type") == "text" and b.get("text") != INTERRUPT_NOTE)
+    # Attachments (@-mentions) come before the prompt as <system-reminder> blocks: the prompt is the rest.
+    return " ".join(
+        b.get("text", "") for b in content
+        if b.get("type") == "text" and b.get("text") != INTERRUPT_NOTE and not b.get("text", "").startswith("<system-reminder>")
+    )
 
 
 def _results(messages: list[dict[str, Any]]) -> dict[str, tuple[str, bool]]:
