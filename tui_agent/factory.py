@@ -14,6 +14,8 @@ from .core.session import Session
 from .tools.base import Workspace
 from .tools.registry import ToolRegistry, default_tools
 
+DEFAULT_SMALL_FAST_MODEL = "claude-haiku-4-5"
+
 
 def build_model_client(settings: AgentSettings, scripted: Any = None) -> tuple[ModelClient, bool]:
     """The model client, and whether it is the demo. `scripted` (a ScriptedModel) is plugged in
@@ -93,4 +95,20 @@ def build_agent(
         from .core.mcp import attach_mcp
 
         attach_mcp(agent, settings, on_notice)
+    small = small_model_name(settings, demo or scripted is not None)
+    if small:  # WebFetch answers with it; without one it returns the page's Markdown
+        from .tools.web_fetch import SmallModel
+
+        agent.context.services["small_model"] = SmallModel(model, small)
     return agent
+
+
+def small_model_name(settings: AgentSettings, scripted: bool) -> str | None:
+    """The small fast model: ANTHROPIC_SMALL_FAST_MODEL / ANTHROPIC_DEFAULT_HAIKU_MODEL, else Haiku on a
+    real endpoint; none for a scripted model unless named."""
+    import os
+
+    named = os.environ.get("ANTHROPIC_SMALL_FAST_MODEL") or os.environ.get("ANTHROPIC_DEFAULT_HAIKU_MODEL")
+    if named:
+        return named
+    return None if scripted else DEFAULT_SMALL_FAST_MODEL

@@ -15,6 +15,7 @@ EXPECTED_PARAMETERS = {
     "TodoWrite": {"todos"},
     "BashOutput": {"bash_id", "filter"},
     "KillShell": {"shell_id"},
+    "WebFetch": {"url", "prompt"},
 }
 
 

@@ -12,6 +12,7 @@ from .glob import GlobTool
 from .grep import GrepTool
 from .read import ReadTool
 from .todo import TodoWriteTool
+from .web_fetch import WebFetchTool
 from .write import WriteTool
 
 
@@ -26,4 +27,5 @@ def all_tools() -> list[Tool[Any]]:
         TodoWriteTool(),
         BashOutputTool(),
         KillShellTool(),
+        WebFetchTool(),
     ]

@@ -24,6 +24,7 @@ from .bash_split import SimpleCommand, split_command
 from .hooks import HookOutcome, run_pre_tool_use_hooks
 from .mcp_rules import covers_mcp_tool
 from .rules import PATH_RULE_TOOLS, READ_RULE_TOOLS, Rule, RuleError, RuleKind, parse_rule, split_rule_list
+from .content_rules import ContentItem, content_item, content_rule_applies, content_suggestion
 from .wrapped_rules import is_runner, wrapped_command_suggestions
 from .settings import (
     SettingsError,
@@ -72,7 +73,7 @@ class _WholeCall:
     """A call with nothing finer to match (a tool without command or path): only `ToolName` rules apply."""
 
 
-_Item = _Command | _Unparsed | _PathItem | _WholeCall
+_Item = _Command | _Unparsed | _PathItem | _WholeCall | ContentItem
 
 
 class PermissionEngine:
@@ -235,6 +236,9 @@ class PermissionEngine:
             # What its readers name (`cat ~/.ssh/id_rsa`) is decided like a Read of each path.
             items += [_path_item(ws, str(r), write=False) for r in check.tool.read_paths(check.input, ws.root)]
             return items or [_WholeCall()]
+        content = content_item(check.tool, check.input)
+        if content is not None:
+            return [content]
         path = check.tool.input_path(check.input)
         if path is None and check.tool.name in READ_RULE_TOOLS:
             path = str(ws.root)  # Glob/Grep without a path search the working folder
@@ -292,6 +296,8 @@ class PermissionEngine:
             return [f"Read(//{folder.as_posix().lstrip('/')}/**)"]
         if isinstance(item, _Unparsed):
             return []  # no rule can allow what can't be parsed (but `Bash` itself)
+        if isinstance(item, ContentItem):
+            return [content_suggestion(tool_name, item)]
         return [tool_name]
 
     def _edit_suggestions(self, path: Path) -> list[str]:
@@ -350,6 +356,8 @@ def _applies(rule: Rule, item: _Item, kind: RuleKind, tool_name: str) -> bool:
     if isinstance(item, _Command):
         forms = item.part.allow_forms() if kind == "allow" else item.part.deny_forms()
         return any(rule.matches_command(f) for f in forms)
+    if isinstance(item, ContentItem):
+        return content_rule_applies(rule, item, tool_name)
     if isinstance(item, _Unparsed):
         # Deny and ask rules still see the raw line; allow rules can't vouch for it.
         return kind != "allow" and rule.matches_command(item.raw)
