@@ -68,7 +68,7 @@ def build_agent(
     extra = [*settings.add_dirs, *getattr(policy, "additional_directories", [])]
     workspace = Workspace.at(settings.cwd, tuple(d for d in extra if Path(d).is_dir()))
     model, demo = build_model_client(settings, scripted)
-    registry = ToolRegistry(tools if tools is not None else default_tools())
+    registry = ToolRegistry(tools if tools is not None else [*default_tools(), web_search_tool(settings, scripted, demo)])
     if settings.tools is not None:
         registry = registry.restricted(settings.tools)
     options = LoopOptions(
@@ -101,6 +101,13 @@ def build_agent(
 
         agent.context.services["small_model"] = SmallModel(model, small)
     return agent
+
+
+def web_search_tool(settings: AgentSettings, scripted: Any, demo: bool) -> Any:
+    """The API's server-side web search, enabled only where the endpoint supports it."""
+    from .tools.web_search import WebSearchTool, supported
+
+    return WebSearchTool(enabled=not demo and supported(settings.base_url, scripted))
 
 
 def small_model_name(settings: AgentSettings, scripted: bool) -> str | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .abort import AbortSignal
-from .events import Event, Notice, Retrying, TextDelta, ThinkingDelta
+from .events import Event, Notice, Retrying, ServerToolBlock, TextDelta, ThinkingDelta
 from .executor import StreamingToolExecutor
 from .model import MessageAssembler, ModelClient, ModelError, describe_error, final_error, retry_plan
 
@@ -94,6 +94,7 @@ class ResponseStreamer:
                 on_text=lambda text, index: emit(TextDelta(text, index)),
                 on_thinking=lambda text, index: emit(ThinkingDelta(text, index)),
                 on_tool_use=executor.add_tool,
+                on_server_block=lambda block: emit(ServerToolBlock(block)),
             )
             task = asyncio.get_running_loop().create_task(self.model.stream(request, assembler.feed))
             remove = signal.on_abort(lambda _r: task.cancel())

@@ -115,6 +115,13 @@ class ToolFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerToolBlock:
+    """A block the API's own tools produced (a web search and its results), complete, as received."""
+
+    block: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResultsSent:
     """All results of one assistant turn were appended as one user message."""
 
@@ -209,6 +216,7 @@ Event = (
     | ToolProgress
     | ToolFinished
     | ToolResultsSent
+    | ServerToolBlock
     | PermissionAsked
     | PermissionAnswered
     | UsageUpdated

@@ -263,12 +263,20 @@ class ModelClient:
 
     async def stream(self, request: dict[str, Any], on_event: Callable[[Any], None]) -> None:
         """Send one streamed request and feed each raw SSE event to `on_event` until message_stop."""
+        from ..tools import web_search  # the server tool is dropped where the endpoint refuses it
         from .network import Watchdog
 
         client = await self.client()
+        request = web_search.strip_if_unsupported(request, self.config.base_url)
         saw_stop = False
         with Watchdog(self.config.response_timeout, self.config.idle_timeout):
-            stream = await client.messages.create(**request, stream=True)
+            try:
+                stream = await client.messages.create(**request, stream=True)
+            except Exception as exc:
+                if not web_search.refused_server_tool(exc, request):
+                    raise
+                request = web_search.without_server_tool(request, self.config.base_url)
+                stream = await client.messages.create(**request, stream=True)
             try:
                 async for event in stream:
                     on_event(event)
@@ -306,10 +314,12 @@ class MessageAssembler:
         on_text: Callable[[str, int], None],
         on_thinking: Callable[[str, int], None],
         on_tool_use: Callable[[dict[str, Any], str | None], None],
+        on_server_block: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self._on_text = on_text
         self._on_thinking = on_thinking
         self._on_tool_use = on_tool_use
+        self._on_server_block = on_server_block
         self.blocks: dict[int, _Block] = {}
         self.message_id = ""
         self.model = ""
@@ -335,6 +345,8 @@ class MessageAssembler:
                 self._on_thinking(delta.thinking, event.index)
             elif dtype == "signature_delta":
                 block.data["signature"] = delta.signature
+            elif dtype == "citations_delta":
+                block.data.setdefault("citations", []).append(delta.citation.to_dict())
         elif kind == "content_block_start":
             cb = event.content_block
             if cb.type == "text":
@@ -345,6 +357,9 @@ class MessageAssembler:
                 self.blocks[event.index] = _Block("redacted_thinking", {"type": "redacted_thinking", "data": cb.data})
             elif cb.type == "tool_use":
                 self.blocks[event.index] = _Block("tool_use", {"type": "tool_use", "id": cb.id, "name": cb.name})
+            else:
+                # Server tools (server_tool_use, web_search_tool_result, ...): kept exactly as received.
+                self.blocks[event.index] = _Block(cb.type, cb.to_dict(mode="json"))
         elif kind == "content_block_stop":
             block = self.blocks.get(event.index)
             if block is None:
@@ -386,6 +401,13 @@ class MessageAssembler:
                 self.invalid_tool_ids.add(block.data["id"])
             block.data["input"] = parsed
             self._on_tool_use(block.data, error)
+        elif block.parts:  # a server tool's input, streamed like a tool_use's
+            try:
+                block.data["input"] = json.loads("".join(block.parts))
+            except json.JSONDecodeError:
+                pass  # kept as the start event gave it
+        if block.type not in ("text", "thinking", "redacted_thinking", "tool_use") and self._on_server_block is not None:
+            self._on_server_block(block.data)
         block.parts = []
 
     def cut_tool_use(self) -> tuple[bool, str | None]:
@@ -417,4 +439,7 @@ class MessageAssembler:
             if block.type == "thinking" and not block.data.get("signature"):
                 continue
             out.append(block.data)
+        if complete_only:  # a server tool call cut off before its result would make the history invalid
+            answered = {b.get("tool_use_id") for b in out}
+            out = [b for b in out if b.get("type") != "server_tool_use" or b.get("id") in answered]
         return out

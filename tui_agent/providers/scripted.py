@@ -45,7 +45,26 @@ class ToolUse:
     id: str | None = None
 
 
-Block = Text | Thinking | ToolUse
+@dataclass(slots=True)
+class ServerToolUse:
+    """A call of one of the API's own tools (e.g. web_search), streamed like a tool_use."""
+
+    input: dict[str, Any]
+    name: str = "web_search"
+    id: str | None = None
+
+
+@dataclass(slots=True)
+class WebSearchResult:
+    """The API's web_search_tool_result block: sent whole in content_block_start."""
+
+    tool_use_id: str
+    results: list[dict[str, Any]] | None = None
+    error_code: str | None = None
+    """Send a web_search_tool_result_error with this code instead of results."""
+
+
+Block = Text | Thinking | ToolUse | ServerToolUse | WebSearchResult
 
 
 @dataclass(slots=True)
@@ -117,11 +136,13 @@ class ScriptExhausted(Exception):
 class ScriptedModel:
     """Decides each response from the script and records every request it was sent."""
 
-    def __init__(self, script: list[Step] | Handler, model: str = DEFAULT_SCRIPTED_MODEL, *, refuse_betas: bool = False) -> None:
+    def __init__(self, script: list[Step] | Handler, model: str = DEFAULT_SCRIPTED_MODEL, *, refuse_betas: bool = False, web_search: bool = False) -> None:
         self._script = script
         self.model = model
         self.refuse_betas = refuse_betas
         """Answer 400 to a request using a beta (a header or `defer_loading`), as endpoints without it do."""
+        self.web_search = web_search
+        """Whether this endpoint offers the API's server-side web search (the WebSearch tool is shown)."""
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.refused = 0
@@ -175,6 +196,17 @@ class ScriptedModel:
                     out_chars += len(piece)
                     yield reply.delay, _sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "thinking_delta", "thinking": piece}})
                 yield 0.0, _sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "signature_delta", "signature": block.signature}})
+            elif isinstance(block, ServerToolUse):
+                start = {"type": "server_tool_use", "id": block.id or "srvtoolu_" + uuid.uuid4().hex[:22], "name": block.name, "input": {}}
+                yield pause, _sse("content_block_start", {"type": "content_block_start", "index": i, "content_block": start})
+                yield reply.delay, _sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "input_json_delta", "partial_json": json.dumps(block.input)}})
+            elif isinstance(block, WebSearchResult):
+                content: Any = (
+                    {"type": "web_search_tool_result_error", "error_code": block.error_code}
+                    if block.error_code else [{"type": "web_search_result", **r} for r in block.results or []]
+                )
+                result = {"type": "web_search_tool_result", "tool_use_id": block.tool_use_id, "content": content}
+                yield pause, _sse("content_block_start", {"type": "content_block_start", "index": i, "content_block": result})
             else:
                 has_tool = True
                 tool_id = block.id or "toolu_" + uuid.uuid4().hex[:22]

@@ -11,6 +11,7 @@ from ...core.events import (
     PermissionAnswered,
     PermissionAsked,
     Retrying,
+    ServerToolBlock,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -82,6 +83,12 @@ class Conversation:
             self.notice("retry", f"API error ({event.why}) · retrying in {event.delay:.1f}s (attempt {event.attempt})")
         elif isinstance(event, Notice):
             self.notice(event.level, event.text)
+        elif isinstance(event, ServerToolBlock):
+            from ...tools.web_search import describe_block  # a web search and its results, drawn as they arrive
+
+            text = describe_block(event.block)
+            if text:
+                self.notice("info", text)  # closes the text so far: the answer goes on below
         elif isinstance(event, LoopEnded):
             self._end(event)
 
