@@ -47,6 +47,7 @@ from .agent_runner import AgentRunner  # noqa: E402
 from .messages import AgentEvents, EventBatcher  # noqa: E402
 from .widgets.conversation import Conversation  # noqa: E402
 from .widgets.lanes import LanePanel  # noqa: E402
+from .notify import app_notifier  # noqa: E402
 from .prompt_runs import start_run  # noqa: E402
 from .widgets.prompt import PromptInput  # noqa: E402
 from .widgets.status import StatusLine  # noqa: E402
@@ -102,6 +103,7 @@ class TuiAgentApp(App[int]):
         self._run: Future[Any] | None = None
         self._ctrl_c_at: float | None = None
         self._initial_prompt = initial_prompt
+        self.notifier = app_notifier(self)
 
     def get_driver_class(self) -> Any:
         # In a real terminal on Linux/macOS: Textual's driver with an input loop that delivers a lone
@@ -191,6 +193,12 @@ class TuiAgentApp(App[int]):
     def _note_keypress(self) -> None:
         if self.ready:
             self.asker.note_keypress()
+
+    def on_app_focus(self) -> None:
+        self.notifier.set_focus(True)  # the terminal reports focus (CSI ? 1004): no need to notify
+
+    def on_app_blur(self) -> None:
+        self.notifier.set_focus(False)
 
     def on_resize(self) -> None:
         # Short terminals keep room for the conversation: fewer lane rows.
@@ -283,6 +291,7 @@ class TuiAgentApp(App[int]):
                 state.cost_usd = event.total_cost_usd
                 self.status.refresh()
             self.conversation.on_event(event)
+            self.notifier.on_event(event)
             if isinstance(event, LoopEnded):
                 self._run_ended()
         if lanes_changed:
