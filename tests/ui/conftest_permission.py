@@ -50,11 +50,12 @@ class Harness(App[None]):
     COMMANDS = App.COMMANDS | {SlashCommandsProvider}
     BINDINGS = [Binding("shift+tab", "cycle_mode", priority=True)]
 
-    def __init__(self, policy: Any, agent: Agent | None = None, clock: Callable[[], float] | None = None, guard: float = 0.4) -> None:
+    def __init__(self, policy: Any, agent: Agent | None = None, clock: Callable[[], float] | None = None, guard: float = 0.4, typing_clock: Callable[[], float] | None = None) -> None:
         super().__init__()
         self.agent = agent
         self.clock = clock or FakeClock()
-        self.asker = PermissionAsker(self, policy, clock=self.clock, typing_quiet=1.0, guard=guard, poll=0.01)
+        kw = {"typing_clock": typing_clock} if typing_clock is not None else {}
+        self.asker = PermissionAsker(self, policy, clock=self.clock, typing_quiet=1.0, guard=guard, poll=0.01, **kw)
         if agent is not None:
             agent.ask = self.asker.ask
         self.notices: list[str] = []

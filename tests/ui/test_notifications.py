@@ -102,8 +102,8 @@ async def test_a_permission_ask_waiting_notifies(project: Path, monkeypatch) -> 
         assert app.notifier.sent == ["tui-agent needs your permission to use Bash"]
         assert "\x1b]9;tui-agent needs your permission to use Bash\x07" in written[0]
         dialog = app.asker.dialog
-        await until(pilot, lambda: not dialog.query_one("#dialog").has_class("-guarded"))
-        await pilot.press("escape")  # denied: the run goes on and ends
+        await until(pilot, lambda: not dialog.query_one("#dialog").has_class("-guarded"), timeout=60)
+        await pilot.press("n")  # denied: the run goes on and ends
         await until_idle(pilot, app, timeout=60)
 
 

@@ -18,6 +18,7 @@ from tui_agent.providers.scripted import Reply, Text, ToolUse
 from tui_agent.ui.screens.permission import PermissionScreen
 
 from tests.ui.conftest_permission import (
+    FakeClock,
     FakeShell,
     FakeWrite,
     Harness,
@@ -179,7 +180,8 @@ async def test_a_long_diff_scrolls_and_the_choices_stay_on_screen() -> None:
 
 
 async def test_keys_typed_before_the_dialog_opens_answer_nothing() -> None:
-    app = Harness(SimplePolicy())
+    typing = FakeClock()  # keys come in quick succession until the test says time passed
+    app = Harness(SimplePolicy(), typing_clock=typing)
     async with app.run_test() as pilot:
         prompt = app.query_one("#prompt", Input)
         prompt.focus()
@@ -197,8 +199,10 @@ async def test_keys_typed_before_the_dialog_opens_answer_nothing() -> None:
         assert not task.done() and app.screen is dialog
         assert prompt.value == "hiy1y12n"
         app.clock.advance(GUARD_PASSED)
+        typing.advance(2.0)  # the typing stopped
         await until(pilot, lambda: not dialog.query_one("#dialog").has_class("-guarded") and not dialog.typing.is_typing())
         await pilot.press("1")
+        typing.advance(0.5)  # and no key followed it: an answer
         await until(pilot, task.done)
         assert task.result() == PermissionAnswer("allow_once")
         assert prompt.value == "hiy1y12n"
@@ -584,7 +588,8 @@ def test_snapshot_second_of_three(snap_compare: Any) -> None:
 
 
 async def test_a_sentence_typed_into_an_open_dialog_goes_to_the_prompt_and_answers_nothing() -> None:
-    app = Harness(SimplePolicy())
+    typing = FakeClock()
+    app = Harness(SimplePolicy(), typing_clock=typing)
     async with app.run_test() as pilot:
         prompt = app.query_one("#prompt", Input)
         [task] = await ask_all(app, request())
@@ -596,22 +601,27 @@ async def test_a_sentence_typed_into_an_open_dialog_goes_to_the_prompt_and_answe
         assert "waiting for your answer" in str(dialog.query_one("#hint").render())
         await pilot.pause(0.3)
         assert not task.done() and app.screen is dialog
-        # A quiet second: keys are answers again, and the dialog says so.
+        typing.advance(1.5)  # a quiet second: keys are answers again, and the dialog says so
         await until(pilot, lambda: "waiting" not in str(dialog.query_one("#hint").render()))
         await pilot.press("4")
+        typing.advance(0.5)
         await until(pilot, task.done)
         assert task.result() == PermissionAnswer("deny")
         assert prompt.value == "2 more file"
 
 
 async def test_a_lone_answer_key_still_answers() -> None:
-    app = Harness(SimplePolicy())
+    typing = FakeClock()
+    app = Harness(SimplePolicy(), typing_clock=typing)
     async with app.run_test() as pilot:
         prompt = app.query_one("#prompt", Input)
         [task] = await ask_all(app, request())
         await next_dialog(app, pilot)
         app.clock.advance(GUARD_PASSED)
         await pilot.press("2")
+        await pilot.pause(0.2)
+        assert not task.done()  # held a moment: a sentence might follow
+        typing.advance(0.3)  # none did
         await until(pilot, task.done)
         assert task.result() == PermissionAnswer("allow_session", rule="Bash(npm run test *)")
         assert prompt.value == ""

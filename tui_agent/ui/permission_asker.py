@@ -19,6 +19,7 @@ from typing import Any, Callable
 from textual.app import App
 
 from ..core.permission_types import PermissionAnswer, PermissionRequest
+from .dialog_typing import TypingGuard
 from .screens.permission import LOCAL_SETTINGS, PermissionScreen
 
 
@@ -50,6 +51,7 @@ class PermissionAsker:
         typing_quiet: float = 1.0,
         guard: float = 0.4,
         poll: float = 0.1,
+        typing_clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._app = app
         self._policy = policy
@@ -57,6 +59,7 @@ class PermissionAsker:
         self._typing_quiet = typing_quiet
         self._guard = guard
         self._poll = poll
+        self._typing_clock = typing_clock  # how fast keys come, to tell a sentence from an answer
         self._last_key = float("-inf")
         self._queue: list[_Ask] = []  # asked, not yet shown
         self._current: _Ask | None = None
@@ -135,6 +138,7 @@ class PermissionAsker:
             settings_label=settings_label(self._policy),
             clock=self._clock,
             guard=self._guard,
+            typing=TypingGuard(clock=self._typing_clock),
         )
         self._app.push_screen(self._screen, callback=lambda answer, item=item: self._answer(item, answer))
 
