@@ -34,10 +34,10 @@ def _prompt_text(message: dict[str, Any]) -> str:
     content = message.get("content")
     if isinstance(content, str):
         return content
-    # Attachments (@-mentions) come before the prompt as <system-reminder> blocks: the prompt is the rest.
+    # Attachments (@-mentions) and recorded `!` commands come before the prompt in their tags: the prompt is the rest.
     return " ".join(
         b.get("text", "") for b in content
-        if b.get("type") == "text" and b.get("text") != INTERRUPT_NOTE and not b.get("text", "").startswith("<system-reminder>")
+        if b.get("type") == "text" and b.get("text") != INTERRUPT_NOTE and not b.get("text", "").startswith(("<system-reminder>", "<local-command-caveat>", "<bash-"))
     )
 
 
