@@ -93,4 +93,7 @@ def build_agent(
         from .core.mcp import attach_mcp
 
         attach_mcp(agent, settings, on_notice)
+    from .core.agents.runner import install as install_subagents
+
+    install_subagents(agent)
     return agent
