@@ -130,5 +130,6 @@ class AgentTool(Tool[AgentInput]):
             "totalTokens": outcome.total_tokens,
             "totalToolUseCount": outcome.tool_uses,
             "totalDurationMs": outcome.duration_ms,
+            "content": [{"type": "text", "text": text}],
         }
         return ToolOutput(blocks, is_error=outcome.is_error, data=data)

@@ -20,7 +20,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..abort import AbortSignal
-from ..events import Event, SubagentEvent, SubagentFinished, SubagentStarted, ToolFinished, ToolStarted, UsageUpdated
+from ..events import Event, SubagentEvent, SubagentFinished, SubagentStarted, ToolFinished, ToolQueued, ToolStarted, UsageUpdated
 from ..permission_types import AskHandler, PermissionAnswer, PermissionRequest
 from .definitions import AgentCatalog, AgentDefinition, resolve_model
 from .sidechain import SidechainSession
@@ -89,14 +89,19 @@ class _ChildTracker:
         self.progress = progress
         self.tool_uses = 0
         self.last_tokens = 0
+        self._summaries: dict[str, str] = {}
 
     def emit(self, event: Event) -> None:
         if isinstance(event, UsageUpdated):
             self.last_tokens = event.input_tokens + event.cache_read_input_tokens + event.cache_creation_input_tokens + event.output_tokens
         elif isinstance(event, ToolFinished):
             self.tool_uses += 1
+        elif isinstance(event, ToolQueued):
+            self._summaries[event.id] = event.summary
         elif isinstance(event, ToolStarted):
-            self.progress(f"{event.name}\n")
+            # The Agent call's progress: what its subagent does now (a lane's last line, partial output on ESC).
+            summary = self._summaries.pop(event.id, "")
+            self.progress(f"{event.name}: {summary}\n" if summary else f"{event.name}\n")
         parent = self.host.parent
         parent.emit(SubagentEvent(self.tool_use_id, self.agent_id, event))
         if isinstance(event, UsageUpdated):
