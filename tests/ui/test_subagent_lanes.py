@@ -91,3 +91,20 @@ async def test_a_subagents_ask_opens_the_main_dialog_labelled_with_it(project: P
         await until_idle(pilot, app, timeout=30)
         assert (project / "NOTES.md").read_text() == "hi\n"
         assert "Notes written." in transcript_text(app)
+
+
+async def test_agents_command_lists_the_types_and_broken_files(project: Path) -> None:
+    folder = project / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "reviewer.md").write_text("---\nname: reviewer\ndescription: Reviews diffs\ntools: Read, Grep\n---\nReview.\n")
+    (folder / "broken.md").write_text("---\nname: broken\n")
+    app, _ = build(project, [])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.ready)
+        await pilot.press(*"/agents", "enter")
+        await until(pilot, lambda: "Subagent types" in transcript_text(app))
+        text = transcript_text(app)
+        assert "general-purpose · tools: * · model: inherit" in text
+        assert "reviewer · tools: Read, Grep · model: inherit" in text
+        flat = " ".join(text.split())  # long paths wrap
+        assert "Not loaded:" in flat and "broken.md: the YAML front matter is not closed" in flat

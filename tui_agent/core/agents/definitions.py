@@ -276,3 +276,18 @@ class AgentCatalog:
         """The types as Claude Code lists them for the model."""
         lines = [d.listing_line() for d in self.definitions()]
         return "Available agent types for the Agent tool:\n" + "\n".join(lines)
+
+
+def describe_catalog(catalog: AgentCatalog) -> str:
+    """The `/agents` listing: each type with its tools, model and source; then files that failed."""
+    lines = ["Subagent types (the Agent tool's subagent_type):"]
+    for d in catalog.definitions():
+        lines.append(f"  {d.name} · tools: {d.tools_label()} · model: {d.model}")
+        lines.append(f"      {d.description}")
+        if d.source != "built-in":
+            lines.append(f"      from {d.source}")
+    lines.append("Defined in .claude/agents/*.md (project, up to the git root) and ~/.claude/agents/*.md; re-read on change.")
+    if catalog.problems:
+        lines.append("Not loaded:")
+        lines += [f"  {problem}" for problem in catalog.problems]
+    return "\n".join(lines)
