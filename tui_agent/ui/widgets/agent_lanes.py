@@ -33,6 +33,7 @@ from ...core.events import (
 from .tool_calls import ToolCall, ToolCalls
 
 STALLED_AFTER_S = 30.0
+BAR_NAME_W = 4
 CHILD_DONE_ROWS = 1
 """Finished rows kept under a running subagent (the rest fold away)."""
 
@@ -177,7 +178,9 @@ def agent_row(
         status = f"{'done' if call.phase == 'ok' else call.phase} {elapsed:.1f}s"
     status_w = 22
     name_w = min(16, max(4, len(view.agent_type)))
-    bar_w = max(0, min(40, (width - 6 - name_w - status_w) // 3)) if width >= 70 else 0
+    # The bar's width as the lane panel gives a 4-letter tool (Bash, Read, Grep, Glob): the group's
+    # bars then share one time axis, column for column.
+    bar_w = max(0, min(40, (width - 6 - BAR_NAME_W - status_w) // 3)) if width >= 70 else 0
     summary_w = max(0, width - len(lane_prefix) - 2 - name_w - 1 - bar_w - (1 if bar_w else 0) - status_w - 1)
 
     text = Text(style=styles["selected"] if selected else "")
