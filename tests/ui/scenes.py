@@ -144,9 +144,9 @@ def subagents_running() -> Scene:
                         ToolUse("Agent", {"description": "Find the entry point", "prompt": "TASKA: find where main is defined"}, id="toolu_a"),
                         ToolUse("Agent", {"description": "Run the tests", "prompt": "TASKB: run the tests", "subagent_type": "Explore"}, id="toolu_b")],
                        input_tokens=2400, output_tokens=160)],
-        "TASKA": [Reply([ToolUse("Grep", {"pattern": "def main"}), ToolUse("Bash", {"command": "git log --oneline -5; sleep 8"})],
+        "TASKA": [Reply([ToolUse("Grep", {"pattern": "def main"}), ToolUse("Bash", {"command": "git log --oneline -5; sleep 300"})],
                         input_tokens=5100, output_tokens=90)],
-        "TASKB": [Reply([ToolUse("Read", {"file_path": str(project / "README.md")}), ToolUse("Bash", {"command": "echo 'collected 42 items'; sleep 8"})],
+        "TASKB": [Reply([ToolUse("Read", {"file_path": str(project / "README.md")}), ToolUse("Bash", {"command": "echo 'collected 42 items'; sleep 300"})],
                         input_tokens=4700, output_tokens=80)],
     })
     app, _ = build(project, routes, clock=clock, permission_mode="bypassPermissions")  # type: ignore[arg-type]
@@ -159,9 +159,10 @@ def subagents_running() -> Scene:
 
     async def run_before(pilot: Pilot[Any]) -> None:
         await pilot.press(*"MAIN: where is main, and do the tests pass?", "enter")
-        await until(pilot, both_running, timeout=10)
+        await until(pilot, both_running)
         clock.advance(3.4)
-        await pilot.pause(0.3)
+        await settle(pilot, app)
+        await until(pilot, lambda: lanes_text(app).count("3.4s") == 4)
 
     return Scene(app, clock, run_before)
 
