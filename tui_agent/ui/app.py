@@ -256,7 +256,6 @@ class TuiAgentApp(App[int]):
         for event in self.batcher.take(message):
             if isinstance(event, SUBAGENT_EVENTS):  # a subagent's: its lane group and its cell, not the conversation
                 lanes_changed = apply_subagent_event(self.calls, event, now) or lanes_changed
-                self.conversation.call_changed(getattr(event, "parent_tool_use_id", ""))
                 continue
             if isinstance(event, ToolQueued):
                 self.conversation.tool_queued(self.calls.on_queued(event))
