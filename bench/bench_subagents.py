@@ -206,7 +206,8 @@ async def bench_ui() -> None:
             calls = list(app.calls.calls.values())
             child_calls = [c for c in calls if c.parent is not None]
             print(f"ui: {AGENTS} subagents x {TOOLS} tools ({len(child_calls)} child calls, "
-                  f"{sum(c.phase == 'ok' for c in child_calls)} ok) over {wall:.1f} s: CPU {cpu / wall * 100:.0f}% of one core")
+                  f"{sum(c.phase == 'ok' for c in child_calls)} ok) over {wall:.1f} s: the app used {cpu:.1f} s of CPU "
+                  f"({cpu / wall * 100:.0f}% of one core); machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
             print(f"  keystroke → prompt redrawn while they run: p50 {pct(latencies, .5):.1f} ms p95 {pct(latencies, .95):.1f} ms "
                   f"max {max(latencies, default=float('nan')):.1f} ms (n={len(latencies)}); "
                   f"idle app, same machine, just before: p50 {pct(idle, .5):.1f} ms p95 {pct(idle, .95):.1f} ms (n={len(idle)})")
