@@ -32,33 +32,11 @@ from tui_agent.core.events import Event, SubagentEvent, ToolFinished, ToolQueued
 from tui_agent.factory import build_agent  # noqa: E402
 from tui_agent.providers.scripted import Conversations, Reply, ScriptedModel, Text, ToolUse  # noqa: E402
 from tui_agent.tools.agent import AgentTool  # noqa: E402
-from tui_agent.tools.base import Tool, ToolContext, ToolInput, ToolOutput  # noqa: E402
+from bench.bench_executor import NoOp  # noqa: E402  (the same no-op tool as the executor's figures)
+from bench.bench_tui import pct  # noqa: E402
 
 AGENTS = 10
 TOOLS = 10
-
-
-class NoOpInput(ToolInput):
-    pass
-
-
-class NoOp(Tool[NoOpInput]):
-    name = "NoOp"
-    description = "Does nothing."
-    Input = NoOpInput
-
-    def is_read_only(self, input: NoOpInput) -> bool:
-        return True
-
-    async def call(self, input: NoOpInput, ctx: ToolContext) -> ToolOutput:
-        return ToolOutput("ok")
-
-
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def noops(n: int) -> list[ToolUse]:
