@@ -91,3 +91,17 @@ class TestCatalog:
         path.unlink()
         assert catalog.find("rev") is None
         assert "- general-purpose: " in catalog.listing() and catalog.listing().startswith("Available agent types for the Agent tool:\n")
+
+
+def test_the_subagent_modules_never_import_textual() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tui_agent.core.agents.runner, tui_agent.core.agents.definitions, tui_agent.core.agents.sidechain, "
+        "tui_agent.tools.agent, tui_agent.headless_subagents;"
+        "bad=[m for m in sys.modules if m == 'textual' or m.startswith('textual.')];"
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
