@@ -33,10 +33,14 @@ from tui_agent.factory import build_agent  # noqa: E402
 from tui_agent.providers.scripted import Conversations, Reply, ScriptedModel, Text, ToolUse  # noqa: E402
 from tui_agent.tools.agent import AgentTool  # noqa: E402
 from bench.bench_executor import NoOp  # noqa: E402  (the same no-op tool as the executor's figures)
-from bench.bench_tui import pct  # noqa: E402
 
 AGENTS = 10
 TOOLS = 10
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 def noops(n: int) -> list[ToolUse]:
