@@ -16,7 +16,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from tests.ui.scenes import SCENES  # noqa: E402
 
-SIZES = {"parallel_tools": (120, 36), "interrupted_run": (100, 30), "finished_answer": (100, 40)}
+SIZES = {"subagents_running": (120, 36), "parallel_tools": (120, 36), "interrupted_run": (100, 30), "finished_answer": (100, 40)}
 
 
 async def shoot(name: str) -> Path:
@@ -31,7 +31,7 @@ async def shoot(name: str) -> Path:
 def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         os.environ.update({"HOME": home, "XDG_DATA_HOME": str(Path(home) / "data")})
-        for name in SCENES:
+        for name in sys.argv[1:] or SCENES:
             print(asyncio.run(shoot(name)))
 
 

@@ -100,6 +100,9 @@ def build_agent(
         from .tools.web_fetch import SmallModel
 
         agent.context.services["small_model"] = SmallModel(model, small)
+    from .core.agents.runner import install as install_subagents
+
+    install_subagents(agent)
     return agent
 
 

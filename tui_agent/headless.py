@@ -28,6 +28,8 @@ from .core.events import (
     ToolStarted,
 )
 
+from .headless_subagents import SUBAGENT_EVENT_TYPES, subagent_lines
+
 SUBTYPES = {
     "completed": "success",
     "max_turns": "error_max_turns",
@@ -67,6 +69,7 @@ class HeadlessPrinter:
         self.permission_mode = "default"
         self.mcp_servers: list[dict[str, str]] = []
         self.ended: LoopEnded | None = None
+        self._subagents: dict[str, Any] = {}
 
     def _line(self, obj: dict[str, Any]) -> None:
         self.out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
@@ -77,6 +80,11 @@ class HeadlessPrinter:
         self.err.flush()
 
     def __call__(self, event: Event) -> None:
+        if isinstance(event, SUBAGENT_EVENT_TYPES):  # a subagent's: lines with parent_tool_use_id
+            if self.fmt == "stream-json":
+                for line in subagent_lines(event, self.session_id, self._subagents):
+                    self._line(line)
+            return
         if isinstance(event, RunStarted):
             self.session_id = event.session_id
             if self.fmt == "stream-json":
@@ -88,10 +96,10 @@ class HeadlessPrinter:
                 self._note("[demo model: no ANTHROPIC_API_KEY — scripted replies, real tools]")
         elif isinstance(event, AssistantMessageFinished):
             if self.fmt == "stream-json":
-                self._line({"type": "assistant", "message": event.message, "session_id": self.session_id})
+                self._line({"type": "assistant", "message": event.message, "parent_tool_use_id": None, "session_id": self.session_id})
         elif isinstance(event, ToolResultsSent):
             if self.fmt == "stream-json":
-                self._line({"type": "user", "message": event.message, "session_id": self.session_id})
+                self._line({"type": "user", "message": event.message, "parent_tool_use_id": None, "session_id": self.session_id})
         elif isinstance(event, Retrying):
             if self.fmt != "stream-json" or self.verbose:
                 self._note(f"API error ({event.why}); retrying in {event.delay:.1f}s (attempt {event.attempt})")

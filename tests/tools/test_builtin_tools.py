@@ -6,6 +6,7 @@ from tui_agent.tools.builtin import all_tools
 from tui_agent.tools.registry import ToolRegistry
 
 EXPECTED_PARAMETERS = {
+    "Agent": {"description", "prompt", "subagent_type", "model", "run_in_background", "isolation"},
     "Bash": {"command", "timeout", "description", "run_in_background"},
     "Glob": {"pattern", "path"},
     "Grep": {"pattern", "path", "glob", "type", "output_mode", "-i", "-n", "-A", "-B", "-C", "multiline", "head_limit"},

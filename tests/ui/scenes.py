@@ -10,7 +10,7 @@ from typing import Any, Awaitable, Callable
 
 from textual.pilot import Pilot
 
-from tui_agent.providers.scripted import Reply, Text, Thinking, ToolUse
+from tui_agent.providers.scripted import Conversations, Reply, Text, Thinking, ToolUse
 from tui_agent.ui.app import TuiAgentApp
 
 from tests.ui.app_support import FakeClock, build, lanes_text, until, until_idle
@@ -135,7 +135,40 @@ def finished_answer() -> Scene:
     return Scene(app, clock, run_before)
 
 
+def subagents_running() -> Scene:
+    """Two subagents side by side: each a lane group (header with type, task, time, tokens) with its own tools."""
+    project = fresh_project()
+    clock = FakeClock()
+    routes = Conversations({
+        "MAIN": [Reply([Text("I'll hand this to two agents.\n\n"),
+                        ToolUse("Agent", {"description": "Find the entry point", "prompt": "TASKA: find where main is defined"}, id="toolu_a"),
+                        ToolUse("Agent", {"description": "Run the tests", "prompt": "TASKB: run the tests", "subagent_type": "Explore"}, id="toolu_b")],
+                       input_tokens=2400, output_tokens=160)],
+        "TASKA": [Reply([ToolUse("Grep", {"pattern": "def main"}), ToolUse("Bash", {"command": "git log --oneline -5; sleep 300"})],
+                        input_tokens=5100, output_tokens=90)],
+        "TASKB": [Reply([ToolUse("Read", {"file_path": str(project / "README.md")}), ToolUse("Bash", {"command": "echo 'collected 42 items'; sleep 300"})],
+                        input_tokens=4700, output_tokens=80)],
+    })
+    app, _ = build(project, routes, clock=clock, permission_mode="bypassPermissions")  # type: ignore[arg-type]
+
+    def both_running() -> bool:
+        shells = [c for c in app.calls.calls.values() if c.parent is not None and c.name == "Bash" and c.phase == "running"]
+        views = app.calls.agents.values()
+        reads_done = all(c.phase == "ok" for c in app.calls.calls.values() if c.parent is not None and c.name != "Bash")
+        return len(shells) == 2 and len(views) == 2 and all(v.tokens for v in views) and all(c.last_line for c in shells) and reads_done
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pilot.press(*"MAIN: where is main, and do the tests pass?", "enter")
+        await until(pilot, both_running)
+        clock.advance(3.4)
+        await settle(pilot, app)
+        await until(pilot, lambda: lanes_text(app).count("3.4s") == 4)
+
+    return Scene(app, clock, run_before)
+
+
 SCENES: dict[str, Callable[[], Scene]] = {
+    "subagents_running": subagents_running,
     "parallel_tools": parallel_tools,
     "interrupted_run": interrupted_run,
     "finished_answer": finished_answer,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.ui.app_support import isolate
-from tests.ui.scenes import finished_answer, interrupted_run, parallel_tools
+from tests.ui.scenes import finished_answer, interrupted_run, parallel_tools, subagents_running
 
 
 @pytest.fixture(autouse=True)
@@ -37,3 +37,12 @@ def test_snapshot_finished_answer_with_code(snap_compare: Any) -> None:
     block and a numbered list, at 80×40."""
     scene = finished_answer()
     assert snap_compare(scene.app, terminal_size=(80, 40), run_before=scene.run_before)
+
+
+def test_snapshot_two_subagents_side_by_side(snap_compare: Any) -> None:
+    """You should see two Agent cells "running… · Bash: …", and in the lane panel two groups: a
+    general-purpose header (lane 0, "Find the entry point", 3.4s · 5.2k tok) and an Explore header
+    (lane 1), each with its finished read-only tool and its running Bash indented under it, all bars on
+    one time axis; the status line counts the subagents' tokens (↑12.2k)."""
+    scene = subagents_running()
+    assert snap_compare(scene.app, terminal_size=(120, 36), run_before=scene.run_before)

@@ -205,6 +205,51 @@ class LoopEnded:
         return self.reason != "completed"
 
 
+@dataclass(frozen=True, slots=True)
+class SubagentStarted:
+    """An Agent tool call started a child agent (its events follow wrapped in SubagentEvent)."""
+
+    parent_tool_use_id: str
+    agent_id: str
+    agent_type: str
+    description: str
+    prompt: str
+    model: str
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentFinished:
+    """A child agent's run ended; `result` is its final text (what the parent's tool_result carries)."""
+
+    parent_tool_use_id: str
+    agent_id: str
+    reason: str
+    result: str
+    total_tokens: int
+    tool_uses: int
+    duration_ms: int
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class SubagentEvent:
+    """An event of a child agent, tagged with the parent's Agent tool_use id (nested children nest)."""
+
+    parent_tool_use_id: str
+    agent_id: str
+    event: "Event"
+
+    @property
+    def innermost(self) -> tuple[str, "Event"]:
+        """(the tool_use id of the agent that emitted it, the unwrapped event)."""
+        wrapped: Event = self
+        parent = self.parent_tool_use_id
+        while isinstance(wrapped, SubagentEvent):
+            parent, wrapped = wrapped.parent_tool_use_id, wrapped.event
+        return parent, wrapped
+
+
 Event = (
     RunStarted
     | TurnStarted
@@ -223,4 +268,7 @@ Event = (
     | Retrying
     | Notice
     | LoopEnded
+    | SubagentStarted
+    | SubagentFinished
+    | SubagentEvent
 )

@@ -194,8 +194,9 @@ class Agent:
         self._executor = executor
 
     # ----- the loop --------------------------------------------------------------------------
-    async def run(self, prompt: str | list[dict[str, Any]]) -> LoopEnded:
-        signal = AbortSignal()
+    async def run(self, prompt: str | list[dict[str, Any]], signal: AbortSignal | None = None) -> LoopEnded:
+        """`signal`: a child of another run's signal (a subagent), so that run's ESC stops this one."""
+        signal = signal if signal is not None else AbortSignal()
         self._signal = signal
         started = self.clock()
         api_seconds = 0.0

@@ -42,6 +42,8 @@ class PermissionRequest:
     diff: str | None = None
     suggestions: tuple[str, ...] = ()
     grants: tuple[str, ...] = ()
+    # Who asks when it is not the main conversation: a subagent's label ("Explore: Find the config").
+    agent: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,8 +53,10 @@ class Session:
         self.transcript_path = self.dir / "transcript.jsonl"
         self._fh = self.transcript_path.open("a", encoding="utf-8")
 
-    def append(self, kind: Literal["user", "assistant", "system", "result"], *, message: dict[str, Any] | None = None, data: dict[str, Any] | None = None) -> None:
+    def append(self, kind: Literal["user", "assistant", "system", "result"], *, message: dict[str, Any] | None = None, data: dict[str, Any] | None = None, **extra: Any) -> None:
+        """`extra`: more fields of the line (a subagent's side-chain marks: isSidechain, agentId)."""
         line = {
+            **extra,
             "type": kind,
             "session_id": self.id,
             "uuid": uuid.uuid4().hex,

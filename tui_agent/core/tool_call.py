@@ -202,7 +202,7 @@ class ToolCallRunner:
                 t.partial_len += len(text)
             self._emit(ToolProgress(t.id, text))
 
-        ctx = self._ctx.for_call(tracked.id, progress)
+        ctx = self._ctx.for_call(tracked.id, progress, tracked.signal)
         try:
             output = await tool.call(tracked.input, ctx)
         except asyncio.CancelledError:

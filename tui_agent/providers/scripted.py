@@ -120,6 +120,53 @@ def fault(status: int, message: str = "scripted failure", *, retry_after: float 
     return Fault(status, _STATUS_TYPES.get(status, "api_error"), message, retry_after, retry_after_ms)
 
 
+def first_user_text(body: dict[str, Any]) -> str:
+    """The text of a request's first user message: what identifies a conversation (a subagent's prompt)."""
+    for message in body.get("messages", []):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, str):
+                return content
+            return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+class Conversations:
+    """A handler serving several conversations at once (a parent and its subagents, concurrently).
+
+    Each request goes to the first route whose key occurs in its first user message; each route is a
+    script (or handler) of its own, stepped by that route's own count. Unmatched requests go to
+    `default`. `requests[key]` keeps each route's request bodies, `times[key]` their arrival times.
+    """
+
+    def __init__(self, routes: dict[str, "list[Step] | Handler"], default: "list[Step] | Handler | None" = None) -> None:
+        self.routes = routes
+        self.default = default if default is not None else [Reply([Text("(scripted model: no route for this conversation)")])]
+        self.requests: dict[str, list[dict[str, Any]]] = {}
+        self.times: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def route(self, body: dict[str, Any]) -> str:
+        text = first_user_text(body)
+        return next((key for key in self.routes if key in text), "")
+
+    def __call__(self, body: dict[str, Any], index: int) -> "Step":
+        import time
+
+        key = self.route(body)
+        with self._lock:
+            seen = self.requests.setdefault(key, [])
+            n = len(seen)
+            seen.append(body)
+            self.times.setdefault(key, []).append(time.monotonic())
+        script = self.routes[key] if key else self.default
+        if callable(script):
+            return script(body, n)
+        if n >= len(script):
+            return Reply([Text(f"(scripted model: no reply #{n + 1} for conversation {key!r})")])
+        return script[n]
+
+
 def _sse(kind: str, data: dict[str, Any]) -> bytes:
     return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 

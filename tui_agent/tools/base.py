@@ -135,14 +135,16 @@ class ToolContext:
     progress: Callable[[str], None] = _no_progress
     # Per-session objects that tools share (e.g. the background shells), keyed by their owner.
     services: dict[str, Any] = field(default_factory=dict)
+    # The call's own abort signal (core.abort.AbortSignal): a tool that runs a child agent chains to it.
+    signal: Any = None
 
     @property
     def tool_results_dir(self) -> Path:
         return self.session_dir / "tool-results"
 
-    def for_call(self, tool_use_id: str, progress: Callable[[str], None]) -> "ToolContext":
+    def for_call(self, tool_use_id: str, progress: Callable[[str], None], signal: Any = None) -> "ToolContext":
         return ToolContext(
-            self.workspace, self.session_dir, self.read_state, tool_use_id, progress, self.services
+            self.workspace, self.session_dir, self.read_state, tool_use_id, progress, self.services, signal
         )
 
 

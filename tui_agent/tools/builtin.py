@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .agent import AgentTool
 from .background import BashOutputTool, KillShellTool
 from .base import Tool
 from .bash import BashTool
@@ -18,6 +19,7 @@ from .write import WriteTool
 
 def all_tools() -> list[Tool[Any]]:
     return [
+        AgentTool(),
         BashTool(),
         GlobTool(),
         GrepTool(),

@@ -45,6 +45,7 @@ from ..core.mcp.events import McpServersChanged, status_summary  # noqa: E402
 from ..factory import build_agent  # noqa: E402
 from .agent_runner import AgentRunner  # noqa: E402
 from .messages import AgentEvents, EventBatcher  # noqa: E402
+from .widgets.agent_lanes import SUBAGENT_EVENTS, apply_subagent_event  # noqa: E402
 from .widgets.conversation import Conversation  # noqa: E402
 from .widgets.lanes import LanePanel  # noqa: E402
 from .notify import app_notifier  # noqa: E402
@@ -264,13 +265,19 @@ class TuiAgentApp(App[int]):
         now = self.clock()
         lanes_changed = False
         for event in self.batcher.take(message):
+            if isinstance(event, SUBAGENT_EVENTS):  # a subagent's: its lane group and its cell, not the conversation
+                lanes_changed = apply_subagent_event(self.calls, event, now) or lanes_changed
+                continue
             if isinstance(event, ToolQueued):
                 self.conversation.tool_queued(self.calls.on_queued(event))
                 lanes_changed = True
             elif isinstance(event, ToolStarted):
                 lanes_changed = self.calls.on_started(event) is not None
             elif isinstance(event, ToolProgress):
-                lanes_changed = self.calls.on_progress(event, now) is not None
+                call = self.calls.on_progress(event, now)
+                lanes_changed = call is not None
+                if call is not None and call.name == "Agent":  # its cell shows the subagent's current tool
+                    self.conversation.call_changed(call.id)
             elif isinstance(event, PermissionAsked):
                 lanes_changed = self.calls.on_asked(event) is not None
             elif isinstance(event, PermissionAnswered):
@@ -394,7 +401,11 @@ class TuiAgentApp(App[int]):
 
     @on(LanePanel.CancelRequested)
     def _on_cancel_tool(self, message: LanePanel.CancelRequested) -> None:
-        self.runner.cancel_tool(message.tool_use_id)
+        from ..core.agents.runner import cancel_anywhere  # a subagent's own call, or the main agent's
+
+        agent = self.runner.agent
+        if agent is not None:
+            self.runner.call(cancel_anywhere, agent, message.tool_use_id)
 
 
 def _warm_up() -> None:

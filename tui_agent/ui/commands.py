@@ -145,6 +145,16 @@ async def _mcp(app: App[Any], arg: str) -> None:
     await mcp_command(app, arg)
 
 
+async def _agents(app: App[Any], arg: str) -> None:
+    from ..core.agents.definitions import describe_catalog
+
+    host = app.agent.context.services.get("subagents")
+    if host is None:
+        warn(app, "Subagents are not available in this session.")
+        return
+    say(app, describe_catalog(host.catalog))
+
+
 async def _quit(app: App[Any], arg: str) -> None:
     # The app's own quit action, so whatever cleanup it does on quit runs.
     await app.run_action("quit")
@@ -158,6 +168,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("mode", "/mode [name]", "show or set the permission mode", _mode),
     SlashCommand("permissions", "/permissions", "the rules in force; revoke this session's grants", _permissions),
     SlashCommand("mcp", "/mcp [list|reload|reconnect NAME]", "MCP servers: state, tools, errors; reconnect or reload", _mcp),
+    SlashCommand("agents", "/agents", "the subagent types the Agent tool can start", _agents),
     SlashCommand("quit", "/quit", "leave tui-agent", _quit, aliases=("exit",)),
 )
 

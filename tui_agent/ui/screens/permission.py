@@ -97,6 +97,10 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         height: auto;
         max-height: 50vh;
     }
+    PermissionScreen #asker {
+        color: $text-warning;
+        padding: 0 0 0 1;
+    }
     PermissionScreen #subject {
         color: $text;
         text-style: bold;
@@ -232,6 +236,8 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
             dialog.border_title = title
             # What it will do scrolls (a long command, a big diff); the choices below always show.
             with VerticalScroll(id="body", can_focus=False):
+                if self.request.agent:  # a subagent asks through the main dialog
+                    yield Static(Content(f"Asked by subagent {self.request.agent}"), id="asker")
                 yield Static(Content(subject), id="subject")
                 if self.request.reason:
                     yield Static(Content(self.request.reason), id="reason")

@@ -17,6 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from .agent_cells import agent_body, is_agent_call, live_label
 from .tool_calls import ToolCall
 from .transcript_items import NoticeLine, ThinkingText, ToolCell, UserPrompt
 
@@ -145,7 +146,7 @@ def _phase_label(call: ToolCall) -> str:
     if call.phase == "waiting":
         return "waiting for you"
     if call.phase == "running":
-        return "running…"
+        return live_label(call) if is_agent_call(call) else "running…"
     duration = f" · {call.elapsed(call.t_end or 0.0):.1f}s" if call.t_start is not None and call.t_end is not None else ""
     return f"{call.phase}{duration}"
 
@@ -169,6 +170,8 @@ def _tool_body(ctx: RenderContext, call: ToolCall, expanded: bool) -> Text | Non
         return _diff_text(ctx, str(data.get("path", "")), str(data.get("diff", "")), expanded)
     if isinstance(data, dict) and data.get("type") == "todos" and call.phase == "ok":
         return _todos_text(ctx, data.get("todos") or [])
+    if is_agent_call(call) and (body := agent_body(call, expanded, ctx.style, lambda lines, exp, role: _collapsible(ctx, lines, COLLAPSED_PREVIEW_LINES, exp, role))) is not None:
+        return body
     preview = call.preview.expandtabs(4).rstrip() or "(no output)"
     role = "error" if call.phase == "error" else "muted" if call.phase == "cancelled" else "text"
     return _collapsible(ctx, preview.splitlines(), COLLAPSED_PREVIEW_LINES, expanded, role)

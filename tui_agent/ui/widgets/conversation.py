@@ -111,6 +111,12 @@ class Conversation:
             self.transcript.changed(self._text)
             self._text = None
 
+    def call_changed(self, tool_use_id: str) -> None:
+        """A call's cell shows something new that came outside its own events (a subagent's progress)."""
+        cell = self._cells.get(tool_use_id)
+        if cell is not None:
+            self.transcript.changed(cell)
+
     def refresh_cells(self) -> None:
         """Calls changed outside the event flow (ESC marked them cancelled)."""
         for cell in self._cells.values():

@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from .agent_lanes import agent_row, hidden_rows, lane_rows
 from .role_styles import role_styles
 from .tool_calls import ToolCall, ToolCalls
 
@@ -106,16 +107,12 @@ class LanePanel(Widget, can_focus=True):
 
     # ----- drawing ------------------------------------------------------------------------------
     def _rows(self) -> list[ToolCall]:
-        calls = list(self.calls.calls.values())
-        active = sorted((c for c in calls if c.active), key=lambda c: (c.lane < 0, c.lane, c.t_queued))
-        done = [c for c in calls if not c.active]
-        room = max(0, self.max_rows - len(active))
-        return active + (done[-room:] if room else [])
+        return lane_rows(self.calls, self.max_rows)  # subagents' calls grouped under their Agent row
 
     def get_content_height(self, container: object, viewport: object, width: int) -> int:
         rows = self._rows()
         extra = sum(1 for c in rows if c.is_shell and c.phase == "running")
-        return 1 + len(rows) + extra + (1 if len(self.calls.calls) > len(rows) else 0)
+        return 1 + len(rows) + extra + (1 if hidden_rows(self.calls, rows) else 0)
 
     def render(self) -> Text:
         styles = role_styles(self, "lanes", ROLES, with_background=("selected",))
@@ -127,10 +124,17 @@ class LanePanel(Widget, can_focus=True):
         span = max(MIN_SPAN_S, (now if any(c.active for c in rows) else max(ends, default=now)) - t0)
         lines = [self._header(styles, now, t0, width)]
         for call in rows:
-            lines.append(self._row(call, styles, now, t0, span, width))
+            view = self.calls.agents.get(call.id)
+            if view is not None:
+                selected = call.id == self.selected_id and self.has_focus
+                prefix = ("▌" if selected else " ") + "  " * call.depth + (f"{call.lane:>2} " if call.lane >= 0 else " · ")
+                bar = lambda w, c=call: self._bar(c, styles, now, t0, span, w)  # noqa: E731
+                lines.append(agent_row(call, view, styles, now, width, selected=selected, lane_prefix=prefix, bar=bar))
+            else:
+                lines.append(self._row(call, styles, now, t0, span, width))
             if call.is_shell and call.phase == "running":
                 lines.append(self._shell_line(call, styles, now, width))
-        hidden = len(self.calls.calls) - len(rows)
+        hidden = hidden_rows(self.calls, rows)
         if hidden > 0:
             lines.append(Text(f"   … {hidden} earlier", style=styles["muted"]))
         return Text("\n").join(lines)
@@ -154,11 +158,12 @@ class LanePanel(Widget, can_focus=True):
         status_w = 22
         name_w = min(10, max(4, len(call.name)))
         bar_w = max(0, min(40, (width - 6 - name_w - status_w) // 3)) if width >= 70 else 0
-        summary_w = max(0, width - 6 - name_w - 1 - bar_w - (1 if bar_w else 0) - status_w - 1)
+        indent = "  " * call.depth  # a subagent's own call, under its Agent row
+        summary_w = max(0, width - 6 - len(indent) - name_w - 1 - bar_w - (1 if bar_w else 0) - status_w - 1)
 
         text = Text(style=styles["selected"] if selected else "")
         text.append("▌" if selected else " ", style=styles["primary"])
-        text.append(f"{call.lane:>2} " if call.lane >= 0 else " · ", style=styles["muted"])
+        text.append(indent + (f"{call.lane:>2} " if call.lane >= 0 else " · "), style=styles["muted"])
         text.append(PHASE_GLYPH[call.phase] + " ", style=styles[role])
         name = Text(call.name, style="bold")
         name.truncate(name_w, overflow="ellipsis", pad=True)

@@ -42,6 +42,9 @@ class ToolCall:
     last_output_t: float | None = None
     version: int = 0
     """Bumped on every change, so views know when to draw again."""
+    parent: str | None = None
+    """The Agent call whose subagent made this call (None: the main agent's own)."""
+    depth: int = 0
 
     @property
     def active(self) -> bool:
@@ -70,9 +73,12 @@ class ToolCalls:
     """Every call of the current run, by id, in the order the model asked for them."""
 
     calls: dict[str, ToolCall] = field(default_factory=dict)
+    agents: dict[str, Any] = field(default_factory=dict)
+    """Subagents by their Agent call's id (agent_lanes.SubagentView)."""
 
     def clear(self) -> None:
         self.calls.clear()
+        self.agents.clear()
 
     def get(self, tool_use_id: str) -> ToolCall | None:
         return self.calls.get(tool_use_id)
