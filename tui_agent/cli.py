@@ -45,6 +45,14 @@ def split_rules(values: Sequence[str] | None) -> list[str]:
     return out
 
 
+def tools_flag(values: Sequence[str] | None) -> list[str] | None:
+    """`--tools Read,Grep` → those tools; `--tools ""` → none; `--tools default` (or no flag) → all."""
+    if values is None:
+        return None
+    names = split_rules(values)
+    return None if names == ["default"] else names
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="tui-agent", description="A terminal coding agent. Without -p: the full-screen app.")
     p.add_argument("prompt", nargs="?", help="the prompt (headless with -p; read from stdin when omitted)")
@@ -54,19 +62,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-turns", type=int, help="at most this many model requests")
     p.add_argument("--max-budget-usd", type=float, help="stop when the cost reaches this many dollars")
     p.add_argument("--model", help="model name (default: $ANTHROPIC_MODEL or a current Sonnet)")
-    p.add_argument("--permission-mode", choices=["default", "acceptEdits", "plan", "bypassPermissions"])
+    p.add_argument("--permission-mode", choices=["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"])
     p.add_argument("--dangerously-skip-permissions", action="store_true", help="same as --permission-mode bypassPermissions")
     p.add_argument("--allowedTools", "--allowed-tools", dest="allowed_tools", nargs="+", action="extend", help="rules that allow without asking")
     p.add_argument("--disallowedTools", "--disallowed-tools", dest="disallowed_tools", nargs="+", action="extend", help="rules that deny")
     p.add_argument("--tools", nargs="+", action="extend", help="only these built-in tools")
     p.add_argument("--system-prompt", help="replace the system prompt")
     p.add_argument("--append-system-prompt", help="add to the system prompt")
-    p.add_argument("--settings", type=Path, help="an extra settings file")
+    p.add_argument("--settings", help="an extra settings file, or its JSON")
     p.add_argument("--add-dir", dest="add_dirs", type=Path, action="append", help="another folder the tools may use")
     p.add_argument("--session-id", help="use this session id")
     p.add_argument("--mcp-config", dest="mcp_config", nargs="+", action="extend", help="MCP server configs: JSON files or strings")
     p.add_argument("--strict-mcp-config", action="store_true", help="use only the --mcp-config servers")
     p.add_argument("--demo", action="store_true", help="use the built-in demo model (no API key needed)")
+    from .protocol.flags import add_sdk_flags
+
+    add_sdk_flags(p)
     return p
 
 
@@ -80,8 +91,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     for d in args.add_dirs or []:
         if not d.is_dir():
             parser.error(f"--add-dir {d}: not a folder")
-    if args.settings is not None and not args.settings.is_file():
-        parser.error(f"--settings {args.settings}: no such file")
+    from .protocol.flags import settings_path
+
+    settings_file = settings_path(args.settings, parser.error)
+    protocol = args.input_format == "stream-json"
+    if protocol and args.output_format != "stream-json":
+        parser.error("--input-format stream-json needs --output-format stream-json")
+    system_prompt = args.system_prompt
+    if args.system_prompt_file is not None:
+        try:
+            system_prompt = args.system_prompt_file.read_text(encoding="utf-8")
+        except OSError as exc:
+            parser.error(f"--system-prompt-file {args.system_prompt_file}: {exc.strerror or exc}")
 
     if args.mcp_config:
         import os
@@ -112,16 +133,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             permission_mode=mode,
             allowed_tools=split_rules(args.allowed_tools) or None,
             disallowed_tools=split_rules(args.disallowed_tools) or None,
-            tools=split_rules(args.tools) if args.tools is not None else None,
-            system_prompt=args.system_prompt,
+            tools=tools_flag(args.tools),
+            system_prompt=system_prompt,
             append_system_prompt=args.append_system_prompt,
-            settings_file=args.settings,
+            settings_file=settings_file,
             session_id=args.session_id,
             mcp_config=args.mcp_config,
             strict_mcp_config=args.strict_mcp_config or None,
         )
     except ValidationError as exc:
         parser.error(str(exc).replace("\n", " "))
+
+    if protocol:
+        if not settings.demo and not settings.has_endpoint:
+            sys.stderr.write("tui-agent: error: no ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) is set; set one, or pass --demo for the built-in demo model\n")
+            return 2
+        import asyncio
+
+        from .protocol import ProtocolOptions, run_protocol
+
+        options = ProtocolOptions.from_args(args)
+        return asyncio.run(run_protocol(settings, options))
 
     if args.print_mode:
         # Headless: the SDK loads while the prompt is read. The app starts it after its first frame

@@ -11,6 +11,7 @@ from .core.loop import Agent, LoopOptions
 from .core.model import ModelClient, ModelConfig
 from .core.permission_types import AskHandler, PermissionPolicy
 from .core.session import Session
+from .core.tool_hooks import add_post_tool_use_hook
 from .tools.base import Workspace
 from .tools.registry import ToolRegistry, default_tools
 
@@ -103,6 +104,9 @@ def build_agent(
     from .core.agents.runner import install as install_subagents
 
     install_subagents(agent)
+    post_tool_use = getattr(policy, "post_tool_use", None)
+    if post_tool_use is not None:  # the settings' PostToolUse command hooks, in every front end
+        add_post_tool_use_hook(agent.context, post_tool_use)
     return agent
 
 

@@ -63,6 +63,10 @@ class AssistantMessageFinished:
 
     message: dict[str, Any]
     stop_reason: str | None
+    id: str = ""
+    model: str = ""
+    """The model that answered, as the API named it."""
+    usage: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

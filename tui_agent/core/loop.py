@@ -151,19 +151,21 @@ class Agent:
         # Built once per session: a system prompt that changed (the date at midnight) would break the
         # prompt cache on every later request.
         if self._system is None:
-            text = self.options.system_prompt or default_system_prompt(self.workspace)
+            # An empty --system-prompt means none at all (the SDK passes "" when a program asks for none).
+            text = self.options.system_prompt if self.options.system_prompt is not None else default_system_prompt(self.workspace)
             if self.options.append_system_prompt:
-                text += "\n\n" + self.options.append_system_prompt
-            self._system = [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}]
+                text = (text + "\n\n" if text else "") + self.options.append_system_prompt
+            self._system = [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}] if text else []
         return self._system
 
     def build_request(self) -> dict[str, Any]:
         request: dict[str, Any] = {
             "model": self.model.config.model,
             "max_tokens": self.model.config.max_tokens,
-            "system": self.system_blocks(),
             "messages": normalize_for_api(self.history),
         }
+        if self.system_blocks():
+            request["system"] = self.system_blocks()
         tools = self.registry.api_definitions()
         if tools:
             request["tools"] = tools
@@ -255,7 +257,8 @@ class Agent:
                 message = {"role": "assistant", "content": response.content()}
                 if message["content"]:
                     self._append(message)
-                    self.emit(AssistantMessageFinished(message, response.assembler.stop_reason))
+                    a = response.assembler
+                    self.emit(AssistantMessageFinished(message, a.stop_reason, a.message_id, a.model, dict(a.usage)))
                 self._account(response)
                 has_tools = await self._answer(message, response, verdict, signal)
                 self._executor = None

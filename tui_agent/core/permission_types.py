@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Literal, Protocol
 
-PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
-PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
+# dontAsk: whatever would ask is denied instead (programs that answer nothing, as in Claude Code).
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions", "dontAsk")
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,8 @@ class PermissionDecision:
     # What an allow grants when no single rule is chosen: one rule per part not yet allowed
     # (`make && npm test` → Bash(make *) and Bash(npm test *)).
     grants: tuple[str, ...] = ()
+    # A PreToolUse hook's replacement input (validated again before the tool runs).
+    updated_input: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,9 @@ class PermissionAnswer:
     # The rule chosen for allow_session / allow_always (one of the request's suggestions); None
     # means the request's `grants`, all of them.
     rule: str | None = None
+    # The input the tool runs with instead of the model's (a program's can_use_tool answer); it is
+    # validated again like the model's.
+    updated_input: dict[str, Any] | None = None
 
     @property
     def allowed(self) -> bool:

@@ -26,6 +26,7 @@ from .permission_types import (
     PermissionRequest,
 )
 from .results import ToolResultBlock
+from .tool_hooks import after_tool_call, revalidate_input
 
 PARTIAL_OUTPUT_KEEP = 4_000
 SHELL_TOOLS = frozenset({"Bash"})
@@ -133,9 +134,16 @@ class ToolCallRunner:
             if decision.behavior == "deny":
                 self._deny(tracked, decision.message or f"Permission to use {tool.name} has been denied.")
                 return
+            updated = decision.updated_input
             if decision.behavior == "ask":
-                allowed = await self._ask_user(tracked, decision)
-                if not allowed:
+                answer = await self._ask_user(tracked, decision)
+                if answer is None:
+                    return
+                updated = answer.updated_input if answer.updated_input is not None else updated
+            if updated is not None and updated != check.raw_input:
+                tracked.input, problem = await revalidate_input(tool, updated, self._ctx)
+                if problem:
+                    self._finish(tracked, tool_use_error(problem), is_error=True, status="error")
                     return
         except asyncio.CancelledError:
             self._interrupted(tracked)
@@ -145,7 +153,8 @@ class ToolCallRunner:
             return
         self._ready(tracked)
 
-    async def _ask_user(self, tracked: TrackedTool, decision: PermissionDecision) -> bool:
+    async def _ask_user(self, tracked: TrackedTool, decision: PermissionDecision) -> PermissionAnswer | None:
+        """The answer when allowed; None when denied (the call is finished then)."""
         tool = tracked.tool
         assert tool is not None
         try:
@@ -183,8 +192,8 @@ class ToolCallRunner:
         self._emit(PermissionAnswered(request.id, tracked.id, answer.allowed, answer.words))
         if not answer.allowed:
             self._deny(tracked, message, words=answer.words)
-            return False
-        return True
+            return None
+        return answer
 
     def _deny(self, tracked: TrackedTool, message: str, words: str = "") -> None:
         self._denials.append({"tool_name": tracked.name, "tool_use_id": tracked.id, "tool_input": tracked.block.get("input") or {}})
@@ -205,6 +214,7 @@ class ToolCallRunner:
         ctx = self._ctx.for_call(tracked.id, progress, tracked.signal)
         try:
             output = await tool.call(tracked.input, ctx)
+            output = await after_tool_call(self._ctx, tracked.name, tracked.block.get("input") or {}, tracked.id, output)
         except asyncio.CancelledError:
             self._interrupted(tracked)
             return

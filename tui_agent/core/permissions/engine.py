@@ -9,7 +9,7 @@ deny (ask) rule denies (asks); the call is allowed only when every item is allow
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
@@ -21,7 +21,8 @@ from ..permission_types import (
     PermissionRequest,
 )
 from .bash_split import SimpleCommand, split_command
-from .hooks import HookOutcome, run_pre_tool_use_hooks
+from ..tool_hooks import FinishedCall
+from .hooks import HookOutcome, run_post_tool_use_hooks, run_pre_tool_use_hooks
 from .mcp_rules import covers_mcp_tool
 from .rules import PATH_RULE_TOOLS, READ_RULE_TOOLS, Rule, RuleError, RuleKind, parse_rule, split_rule_list
 from .content_rules import ContentItem, content_item, content_rule_applies, content_suggestion
@@ -43,6 +44,9 @@ PLAN_MODE_MESSAGE = (
     "tools, then present your plan to the user and wait for them to leave plan mode before changing anything."
 )
 BOOKKEEPING_SOURCE = "the agent's own bookkeeping"
+DONT_ASK_MESSAGE = (
+    "Permission to use {tool} has been denied: the permission mode is dontAsk, and no rule allows this call ({why})"
+)
 _SPECIAL_WORD_CHARS = set("/\\'\"$`=*?[]{}()<>|&;~!#")
 _CYCLE: tuple[PermissionMode, ...] = ("default", "acceptEdits", "plan")
 
@@ -136,10 +140,18 @@ class PermissionEngine:
             project_dir=self.project_dir,
             on_notice=self._notice,
         )
-        decision = _with_hook(self._evaluate(check), hook)
+        decision = with_hook_outcome(self._evaluate(check), hook)
+        if decision.behavior == "ask" and self.mode == "dontAsk":
+            decision = PermissionDecision("deny", DONT_ASK_MESSAGE.format(tool=check.tool.name, why=decision.message), "mode dontAsk")
         if decision.behavior == "deny":
             self.record_denial(check.tool.name, check.tool_use_id, check.raw_input)
         return decision
+
+    async def post_tool_use(self, call: FinishedCall) -> str | None:
+        """The settings' PostToolUse command hooks for a finished call (a `core.tool_hooks` hook)."""
+        payload = {"session_id": self.session_id, "cwd": str(self.cwd), "permission_mode": self.mode, "tool_name": call.tool_name,
+                   "tool_input": call.tool_input, "tool_use_id": call.tool_use_id, "tool_response": call.tool_response}
+        return await run_post_tool_use_hooks(self.settings.hooks, payload, cwd=self.cwd, project_dir=self.project_dir, on_notice=self._notice)
 
     def remember(self, request: PermissionRequest, answer: PermissionAnswer) -> None:
         grants = self._default_grants.pop(request.tool_use_id, ())
@@ -417,13 +429,15 @@ def _ask_reason(tool_name: str, pending: list[_Item], ws: Any) -> str:
     return f"{tool_name}: " + "; ".join(dict.fromkeys(reasons)) + "."
 
 
-def _with_hook(decision: PermissionDecision, hook: HookOutcome) -> PermissionDecision:
+def with_hook_outcome(decision: PermissionDecision, hook: HookOutcome) -> PermissionDecision:
     """A hook may deny anything, turn an allow into an ask, or skip an ask; it never undoes a deny."""
     if hook.decision == "deny" and decision.behavior != "deny":
         return PermissionDecision("deny", hook.reason or "Blocked by a PreToolUse hook.", hook.source)
     if hook.decision == "ask" and decision.behavior == "allow":
         return PermissionDecision("ask", hook.reason or "A PreToolUse hook asks for confirmation.", hook.source)
     if hook.decision == "allow" and decision.behavior == "ask":
-        return PermissionDecision("allow", source=hook.source)
+        return PermissionDecision("allow", source=hook.source, updated_input=hook.updated_input)
+    if hook.updated_input is not None and decision.behavior != "deny":
+        return replace(decision, updated_input=hook.updated_input)
     return decision
 

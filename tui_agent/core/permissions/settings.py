@@ -63,6 +63,7 @@ class _HookMatcherModel(BaseModel):
 class _HooksModel(BaseModel):
     model_config = ConfigDict(extra="allow")
     PreToolUse: list[_HookMatcherModel] = []
+    PostToolUse: list[_HookMatcherModel] = []
 
 
 class _PermissionsModel(BaseModel):
@@ -136,13 +137,14 @@ def load_settings_file(source: SettingsSource, *, cwd: Path, home: Path) -> File
     for d in perms.additionalDirectories:
         p = home / d[2:] if d == "~" or d.startswith("~/") else Path(d)
         result.additional_directories.append((p if p.is_absolute() else source.rule_dir / p).resolve())
-    for group in model.hooks.PreToolUse:
-        for hook in group.hooks:
-            if hook.type != "command":
-                result.problems.append(f"{source.path}: ignored a PreToolUse hook of type {hook.type!r} (only 'command' is supported)")
-                continue
-            timeout = hook.timeout or DEFAULT_HOOK_TIMEOUT
-            result.hooks.append(HookSpec(group.matcher, hook.command, timeout, str(source.path)))
+    for event, groups in (("PreToolUse", model.hooks.PreToolUse), ("PostToolUse", model.hooks.PostToolUse)):
+        for group in groups:
+            for hook in group.hooks:
+                if hook.type != "command":
+                    result.problems.append(f"{source.path}: ignored a {event} hook of type {hook.type!r} (only 'command' is supported)")
+                    continue
+                timeout = hook.timeout or DEFAULT_HOOK_TIMEOUT
+                result.hooks.append(HookSpec(group.matcher, hook.command, timeout, str(source.path), event))
     return result
 
 

@@ -1,0 +1,123 @@
+"""The one place where the core's events become stream-json messages (Claude Code's shapes).
+
+`MessageMapper.map(event)` returns what to write: dicts are stdout lines for the program, strings are
+stderr lines for people. New kinds of events (end reasons, subagents whose events carry the parent's
+tool_use id) are added here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Callable
+
+from ..core.events import (
+    AssistantMessageFinished,
+    Event,
+    LoopEnded,
+    Notice,
+    Retrying,
+    RunStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolResultsSent,
+)
+from ..headless import result_object
+
+# The Claude Code release whose stream-json protocol this speaks (the SDK reads it from `init`).
+PROTOCOL_VERSION = "2.1.197"
+TUI_AGENT_VERSION = "0.1.0"
+
+Out = dict[str, Any] | str
+
+
+def parent_tool_use_id(event: Event) -> str | None:
+    """The tool_use a subagent's event belongs to (None for the main conversation)."""
+    return getattr(event, "parent_tool_use_id", None)
+
+
+def _uuid() -> str:
+    return str(uuid.uuid4())
+
+
+class MessageMapper:
+    def __init__(self, session_id: str, *, partial_messages: bool, permission_mode: Callable[[], str], api_key_source: str = "none") -> None:
+        self.session_id = session_id
+        self.partial_messages = partial_messages
+        self.permission_mode = permission_mode
+        self.api_key_source = api_key_source
+        self.last_stop_reason: str | None = None
+        self.model = ""
+
+    def map(self, event: Event) -> list[Out]:
+        if isinstance(event, RunStarted):
+            self.session_id = event.session_id
+            self.model = event.model
+            return [self.init(event)]
+        if isinstance(event, AssistantMessageFinished):
+            self.last_stop_reason = event.stop_reason
+            return [self.assistant(event)]
+        if isinstance(event, ToolResultsSent):
+            return [self._envelope("user", {"message": event.message, "parent_tool_use_id": parent_tool_use_id(event),
+                                            "timestamp": _timestamp()})]
+        if isinstance(event, (TextDelta, ThinkingDelta)) and self.partial_messages:
+            delta = {"type": "text_delta", "text": event.text} if isinstance(event, TextDelta) else {"type": "thinking_delta", "thinking": event.text}
+            return [self._envelope("stream_event", {"event": {"type": "content_block_delta", "index": event.index, "delta": delta},
+                                                    "parent_tool_use_id": parent_tool_use_id(event)})]
+        if isinstance(event, LoopEnded):
+            return [self.result(event)]
+        if isinstance(event, Notice):
+            return [f"[{event.level}] {event.text}"]
+        if isinstance(event, Retrying):
+            return [f"API error ({event.why}); retrying in {event.delay:.1f}s (attempt {event.attempt})"]
+        return []
+
+    def init(self, event: RunStarted) -> dict[str, Any]:
+        return {
+            "type": "system",
+            "subtype": "init",
+            "cwd": event.cwd,
+            "session_id": event.session_id,
+            "tools": list(event.tools),
+            "mcp_servers": [],
+            "model": event.model,
+            "permissionMode": self.permission_mode(),
+            "slash_commands": [],
+            "apiKeySource": self.api_key_source,
+            "claude_code_version": PROTOCOL_VERSION,
+            "tui_agent_version": TUI_AGENT_VERSION,
+            "output_style": "default",
+            "agents": [],
+            "skills": [],
+            "plugins": [],
+            "demo": event.demo,
+            "uuid": _uuid(),
+        }
+
+    def assistant(self, event: AssistantMessageFinished) -> dict[str, Any]:
+        message = {
+            "id": event.id or "msg_" + uuid.uuid4().hex[:24],
+            "type": "message",
+            "role": "assistant",
+            "model": event.model or self.model,
+            "content": event.message["content"],
+            "stop_reason": event.stop_reason,
+            "stop_sequence": None,
+            "usage": event.usage,
+        }
+        return self._envelope("assistant", {"message": message, "parent_tool_use_id": parent_tool_use_id(event)})
+
+    def result(self, event: LoopEnded) -> dict[str, Any]:
+        out = result_object(event, self.session_id)
+        out.update({"stop_reason": self.last_stop_reason, "terminal_reason": event.reason, "uuid": _uuid()})
+        if event.is_error:
+            out["errors"] = [event.detail or event.reason]
+        self.last_stop_reason = None
+        return out
+
+    def _envelope(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        return {"type": kind, **body, "session_id": self.session_id, "uuid": _uuid()}
+
+
+def _timestamp() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + "Z"

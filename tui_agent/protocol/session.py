@@ -1,0 +1,278 @@
+"""One protocol session: a reader task beside the agent, prompts run one at a time in one conversation.
+
+The reader answers control requests at once (also while a turn runs: `interrupt` must not wait for
+it), hands the program's answers to the requests we sent, and queues prompts; the runner takes each
+prompt in turn and writes one `result` for it. When stdin closes and the queue is done, the session
+ends: exit 0, or 1 when the last result was an error. SIGINT/SIGTERM/SIGHUP abort the running turn
+(its `result` is still written) and end the session.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import AgentSettings
+from ..core.events import Event, LoopEnded, Notice, RunStarted
+from ..core.permission_types import PERMISSION_MODES
+from ..core.tool_hooks import add_post_tool_use_hook
+from ..headless import SIGNAL_EXIT
+from .asker import ProgramAsker
+from .channel import Channel
+from .flags import unsupported_flags
+from .hooks import HookedPolicy, HookSession, ProgramHooks, hook_specific_output
+from .mapping import MessageMapper
+from .stdin import stdin_lines
+from .wire import (
+    ControlCancelLine,
+    ControlRequestLine,
+    ControlResponseLine,
+    InitializeRequest,
+    InterruptRequest,
+    KeepAliveLine,
+    LineError,
+    OtherRequest,
+    SetModelRequest,
+    SetPermissionModeRequest,
+    UserLine,
+    parse_line,
+    parse_request,
+)
+
+Prompt = str | list[dict[str, Any]]
+MAX_STOP_CONTINUATIONS = 8  # a Stop hook that always blocks must not keep a prompt going forever
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolOptions:
+    ask_program: bool = False
+    """--permission-prompt-tool stdio: asks go to the program as can_use_tool requests."""
+    partial_messages: bool = False
+    """--include-partial-messages: stream_event lines as text arrives."""
+    unsupported: tuple[str, ...] = field(default_factory=tuple)
+    """Flags given that tui-agent accepts but does not act on (named once on stderr)."""
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "ProtocolOptions":
+        return cls(
+            ask_program=getattr(args, "permission_prompt_tool", None) == "stdio",
+            partial_messages=bool(getattr(args, "include_partial_messages", False)),
+            unsupported=tuple(unsupported_flags(args)),
+        )
+
+
+class ProtocolSession:
+    def __init__(self, settings: AgentSettings, options: ProtocolOptions, channel: Channel, scripted: Any = None) -> None:
+        from ..factory import build_agent
+
+        self.channel = channel
+        self.options = options
+        self._holding = False
+        self._quiet_init = False
+        self._hook_task: asyncio.Future[Any] | None = None
+        self._prompts: asyncio.Queue[Prompt | None] = asyncio.Queue()
+        # The mapper exists before the agent: building it may already report (a malformed settings file).
+        self.mapper = MessageMapper("", partial_messages=options.partial_messages, permission_mode=lambda: self.policy.mode,
+                                    api_key_source="ANTHROPIC_API_KEY" if settings.api_key else "none")
+        asker = ProgramAsker(channel, lambda: self.policy, self._abort, channel.note) if options.ask_program else None
+        self.agent = build_agent(settings, emit=self.on_event, ask=asker, on_notice=lambda level, text: self.on_event(Notice.of(level, text)), scripted=scripted)
+        self.policy = self.agent.policy  # the engine: modes and rules live here
+        self.mapper.session_id = self.agent.session.id
+        self.default_model = self.agent.model.config.model
+        self.hooks = ProgramHooks(
+            channel,
+            HookSession(self.agent.session.id, self.agent.session.transcript_path, settings.cwd.resolve(), lambda: self.policy.mode),
+            channel.note,
+        )
+        self.agent.policy = HookedPolicy(self.policy, self.hooks)
+        add_post_tool_use_hook(self.agent.context, self.hooks.post_tool_use)
+
+    # ----- output -------------------------------------------------------------------------------
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, LoopEnded) and self._holding:
+            return  # written by _run_prompt once the Stop hooks are done with the prompt
+        outs = self.mapper.map(event)
+        if isinstance(event, RunStarted) and self._quiet_init:
+            return  # a Stop hook's continuation is part of the same prompt
+        self._write(outs)
+
+    def _write(self, outs: list[Any]) -> None:
+        for out in outs:
+            if isinstance(out, str):
+                self.channel.note(out)
+            else:
+                self.channel.send(out)
+
+    # ----- the session ----------------------------------------------------------------------------
+    async def run(self) -> int:
+        for flag in self.options.unsupported:
+            self.channel.note(f"tui-agent: {flag} is accepted for compatibility but has no effect")
+        loop = asyncio.get_running_loop()
+        received: list[int] = []
+
+        def on_signal(signum: int) -> None:
+            if received:
+                from ..headless import kill_everything_now
+
+                kill_everything_now()
+                os._exit(SIGNAL_EXIT.get(received[0], 130))
+            received.append(signum)
+            self._prompts.put_nowait(None)
+            self._abort("interrupted by user" if signum == signal.SIGINT else f"interrupted by {signal.Signals(signum).name}")
+
+        for signum in SIGNAL_EXIT:
+            loop.add_signal_handler(signum, on_signal, signum)
+        reader = loop.create_task(self._read())
+        last_error = False
+        try:
+            while (prompt := await self._prompts.get()) is not None and not received:
+                last_error = (await self._run_prompt(prompt)).is_error
+        finally:
+            for signum in SIGNAL_EXIT:
+                loop.remove_signal_handler(signum)
+            reader.cancel()
+            await asyncio.gather(reader, return_exceptions=True)
+            await self.agent.close()
+        if received:
+            return SIGNAL_EXIT[received[0]]
+        return 1 if last_error else 0
+
+    def _abort(self, reason: str) -> None:
+        self.agent.abort(reason)
+        if self._hook_task is not None:
+            self._hook_task.cancel()
+
+    # ----- one prompt, with the program's UserPromptSubmit and Stop hooks around it ----------------
+    async def _run_prompt(self, prompt: Prompt) -> LoopEnded:
+        """The prompt's turn and its one result. UserPromptSubmit may block it or add context; a Stop
+        hook that blocks continues the conversation with its reason, and only the last turn's result
+        is written."""
+        started = time.monotonic()
+        replies = await self._between(self.hooks.call("UserPromptSubmit", prompt=_prompt_text(prompt)))
+        if replies is None or any(r.get("decision") == "block" or r.get("continue") is False for r in replies):
+            why = "Interrupted by user." if replies is None else _block_reason(replies, "The prompt was blocked by a UserPromptSubmit hook.")
+            return self._emit_result(LoopEnded("aborted", why, "", 0, int((time.monotonic() - started) * 1000), 0, self.agent.totals.cost_usd,
+                                               self.agent.totals.as_usage()))
+        context = [str(c) for r in replies if (c := hook_specific_output(r).get("additionalContext"))]
+        if context:
+            prompt = [*_as_blocks(prompt), *({"type": "text", "text": c} for c in context)]
+        self._holding = True
+        try:
+            ended = await self.agent.run(prompt)
+            for attempt in range(MAX_STOP_CONTINUATIONS):
+                if ended.reason != "completed" or not self.hooks.has("Stop"):
+                    break
+                replies = await self._between(self.hooks.call("Stop", stop_hook_active=attempt > 0))
+                if not replies or not any(r.get("decision") == "block" for r in replies):
+                    break
+                self._quiet_init = True
+                ended = await self.agent.run(_block_reason(replies, "A Stop hook asked to continue."))
+        finally:
+            self._holding = self._quiet_init = False
+        return self._emit_result(ended)
+
+    async def _between(self, call: Any) -> list[dict[str, Any]] | None:
+        """Await program hooks outside a turn; None when an interrupt cancelled them."""
+        self._hook_task = asyncio.ensure_future(call)
+        try:
+            return await self._hook_task
+        except asyncio.CancelledError:
+            if asyncio.current_task().cancelling():  # type: ignore[union-attr]
+                raise  # the session itself is going away
+            return None
+        finally:
+            self._hook_task = None
+
+    def _emit_result(self, ended: LoopEnded) -> LoopEnded:
+        self._write(self.mapper.map(ended))
+        return ended
+
+    # ----- input --------------------------------------------------------------------------------
+    async def _read(self) -> None:
+        number = 0
+        try:
+            async for text in stdin_lines():
+                number += 1
+                if text.strip():
+                    self._take(text, number)
+        finally:
+            self.channel.close("stdin was closed before the program answered")
+            self._prompts.put_nowait(None)
+
+    def _take(self, text: str, number: int) -> None:
+        """One line: a bad one is reported (a control_response error when it has a request id, always
+        a stderr line) and the session goes on."""
+        try:
+            line = parse_line(text)
+            if isinstance(line, UserLine):
+                self._prompts.put_nowait(line.message.content)
+            elif isinstance(line, ControlRequestLine):
+                self._serve(line)
+            elif isinstance(line, ControlResponseLine):
+                if not self.channel.resolve(line.response):
+                    self.channel.note(f"tui-agent: stdin line {number}: control_response for {line.response.request_id!r}, which nothing waits for; ignored")
+            elif isinstance(line, (KeepAliveLine, ControlCancelLine)):
+                pass
+        except LineError as exc:
+            self.channel.note(f"tui-agent: stdin line {number}: {exc}; ignored")
+            if exc.request_id:
+                self.channel.respond_error(exc.request_id, str(exc))
+
+    def _serve(self, line: ControlRequestLine) -> None:
+        request = parse_request(line)
+        rid = line.request_id
+        if isinstance(request, InitializeRequest):
+            self.hooks.register(request.hooks)
+            self.channel.respond(rid, self._initialize_response())
+        elif isinstance(request, InterruptRequest):
+            self._abort("interrupted by user")
+            self.channel.respond(rid)
+        elif isinstance(request, SetPermissionModeRequest):
+            if request.mode not in PERMISSION_MODES:
+                self.channel.respond_error(rid, f"Invalid permission mode {request.mode!r}: choose one of {', '.join(PERMISSION_MODES)}")
+                return
+            self.policy.mode = request.mode
+            self.channel.respond(rid, {"mode": request.mode})
+            self.channel.send({"type": "system", "subtype": "status", "status": None, "permissionMode": request.mode,
+                               "session_id": self.agent.session.id})
+        elif isinstance(request, SetModelRequest):
+            self.agent.model.config.model = request.model or self.default_model
+            self.channel.respond(rid)
+        elif isinstance(request, OtherRequest):
+            self.channel.respond_error(rid, f"Unsupported control request subtype: {request.subtype}")
+
+    def _initialize_response(self) -> dict[str, Any]:
+        model = self.agent.model.config.model
+        return {
+            "commands": [],
+            "agents": [],
+            "output_style": "default",
+            "available_output_styles": ["default"],
+            "models": [{"value": model, "displayName": model, "description": "the model this session started with"}],
+            "account": {"apiKeySource": self.mapper.api_key_source},
+            "pid": os.getpid(),
+        }
+
+
+def _prompt_text(prompt: Prompt) -> str:
+    if isinstance(prompt, str):
+        return prompt
+    return "\n".join(b.get("text", "") for b in prompt if b.get("type") == "text")
+
+
+def _as_blocks(prompt: Prompt) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
+
+
+def _block_reason(replies: list[dict[str, Any]], default: str) -> str:
+    return "\n".join(str(r.get("reason") or r.get("stopReason") or "") for r in replies if r.get("reason") or r.get("stopReason")) or default
+
+
+async def run_protocol(settings: AgentSettings, options: ProtocolOptions) -> int:
+    """`tui-agent --input-format stream-json --output-format stream-json`: serve one program until stdin closes."""
+    return await ProtocolSession(settings, options, Channel()).run()
