@@ -9,8 +9,9 @@ from .config import AgentSettings
 from .core.events import Event
 from .core.loop import Agent, LoopOptions
 from .core.model import ModelClient, ModelConfig
-from .core.permission_types import AskHandler, PermissionPolicy
-from .core.session import Session
+from .core.permission_types import PERMISSION_MODES, AskHandler, PermissionPolicy
+from .core.session import OpenedSession, open_session
+from .core.session.memory_context import ProjectMemory
 from .tools.base import Workspace
 from .tools.registry import ToolRegistry, default_tools
 
@@ -58,10 +59,16 @@ def build_agent(
     scripted: Any = None,
     tools: list[Any] | None = None,
     clock: Callable[[], float] | None = None,
+    opened: OpenedSession | None = None,
 ) -> Agent:
-    """`tools` replaces the built-in set (tests, embedding); `scripted` replaces the API."""
-    session = Session(settings.cwd.resolve(), settings.session_id)
+    """`tools` replaces the built-in set (tests, embedding); `scripted` replaces the API. `opened` is the
+    session open_session() chose (resume, continue, fork); by default the settings' flags choose it."""
+    if opened is None:
+        opened = open_settings_session(settings)
+    settings = settings_for_resumed(settings, opened)
+    session = opened.session
     policy = build_policy(settings, session.id, on_notice)
+    session.mode_of = lambda: str(getattr(policy, "mode", "default"))
     # --add-dir folders and the settings' permissions.additionalDirectories are both tool territory.
     extra = [*settings.add_dirs, *getattr(policy, "additional_directories", [])]
     workspace = Workspace.at(settings.cwd, tuple(d for d in extra if Path(d).is_dir()))
@@ -77,6 +84,10 @@ def build_agent(
         max_concurrency=settings.max_concurrency,
         message_budget=settings.message_budget,
     )
+    memory = None
+    if settings.memory:
+        memory = ProjectMemory(settings.cwd, on_notice=on_notice)
+        memory.load()
     agent = Agent(
         model=model,
         registry=registry,
@@ -87,10 +98,39 @@ def build_agent(
         ask=ask,
         emit=emit,
         demo=demo,
+        memory=memory,
         **({"clock": clock} if clock is not None else {}),
     )
     if tools is None:  # the built-in set: MCP servers' tools join it (tests passing their own tools opt out)
         from .core.mcp import attach_mcp
 
         attach_mcp(agent, settings, on_notice)
+    agent.history = list(opened.history)
+    for note in opened.notes:
+        if on_notice is not None:
+            on_notice("info", note)
     return agent
+
+
+def open_settings_session(settings: AgentSettings) -> OpenedSession:
+    """The session the flags ask for (raises NoConversationFound or ValueError with Claude Code's words)."""
+    return open_session(
+        settings.cwd.resolve(),
+        resume=settings.resume or None,
+        continue_=settings.continue_session,
+        fork=settings.fork_session,
+        session_id=settings.session_id,
+        name=settings.session_name,
+    )
+
+
+def settings_for_resumed(settings: AgentSettings, opened: OpenedSession) -> AgentSettings:
+    """A resumed session brings back its model (unless one was chosen) and its permission mode (unless
+    one was given; never bypassPermissions or plan, see open_session)."""
+    update: dict[str, Any] = {}
+    conv = opened.conversation
+    if conv is not None and conv.model and not settings.model_pinned:
+        update["model"] = conv.model
+    if opened.permission_mode in PERMISSION_MODES and settings.permission_mode is None:
+        update["permission_mode"] = opened.permission_mode
+    return settings.model_copy(update=update) if update else settings

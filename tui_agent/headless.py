@@ -142,12 +142,12 @@ def kill_everything_now() -> None:
     kill_all_now()
 
 
-async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool) -> int:
+async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool, opened: Any = None) -> int:
     from .factory import build_agent
 
     printer = HeadlessPrinter(fmt, verbose)
 
-    agent = build_agent(settings, emit=printer, ask=None, on_notice=lambda level, text: printer(Notice.of(level, text)))
+    agent = build_agent(settings, emit=printer, ask=None, on_notice=lambda level, text: printer(Notice.of(level, text)), opened=opened)
     printer.permission_mode = getattr(agent.policy, "mode", "default")
     loop = asyncio.get_running_loop()
     received: list[int] = []
