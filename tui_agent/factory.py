@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .config import AgentSettings
-from .core.events import Event
+from .core.events import Event, Notice
 from .core.loop import Agent, LoopOptions
 from .core.model import ModelClient, ModelConfig
 from .core.permission_types import PERMISSION_MODES, AskHandler, PermissionPolicy
@@ -86,7 +86,7 @@ def build_agent(
     )
     memory = None
     if settings.memory:
-        memory = ProjectMemory(settings.cwd, on_notice=on_notice)
+        memory = ProjectMemory(settings.cwd, on_notice=on_notice or (lambda level, text: emit(Notice.of(level, text))))  # type: ignore[arg-type]
         memory.load()
     agent = Agent(
         model=model,
@@ -106,9 +106,9 @@ def build_agent(
 
         attach_mcp(agent, settings, on_notice)
     agent.history = list(opened.history)
-    for note in opened.notes:
-        if on_notice is not None:
-            on_notice("info", note)
+    tell = on_notice or (lambda level, text: emit(Notice.of(level, text)))  # type: ignore[arg-type]
+    for level, text in opened.notes:
+        tell(level, text)
     return agent
 
 

@@ -132,8 +132,11 @@ class _Builder:
 
     def _push(self, role: str, blocks: list[dict[str, Any]], meta: dict[str, Any] | None = None, hidden: bool = False) -> None:
         conv = self.conv
-        if conv.history and conv.history[-1]["role"] == role and role == "user":
-            conv.history[-1]["content"].extend(blocks)
+        # Harness text (a reminder, an interrupt note) belongs to the message before it; a prompt after
+        # a prompt stays its own message, as the agent's history has it.
+        if conv.history and conv.history[-1]["role"] == role == "user" and hidden:
+            last = conv.history[-1]
+            last["content"] = _blocks(last["content"]) + blocks
             conv.hidden[-1] = conv.hidden[-1] and hidden
             return
         conv.history.append({"role": role, "content": blocks})
@@ -190,8 +193,12 @@ class _Builder:
                 return
             # Results were placed after their assistant message already.
             blocks = [b for b in _blocks(content) if b.get("type") != "tool_result"]
-            if blocks:
-                self._push("user", blocks, hidden=bool(line.get("isMeta")) and not line.get("isCompactSummary"))
+            hidden = bool(line.get("isMeta")) and not line.get("isCompactSummary")
+            if isinstance(content, str) and content and not hidden:
+                self._push("user", [], hidden=hidden)
+                self.conv.history[-1]["content"] = content  # a prompt stays the string it was
+            elif blocks:
+                self._push("user", blocks, hidden=hidden)
             if line.get("permissionMode"):
                 self.conv.permission_mode = line["permissionMode"]
         elif kind == "attachment":
@@ -236,7 +243,7 @@ def _ended_mid_turn(lines: list[dict[str, Any]], conv: Conversation) -> bool:
     """The last message is a prompt or tool results nobody answered (closed or killed mid-turn)."""
     if not conv.history or conv.history[-1]["role"] != "user":
         return False
-    blocks = conv.history[-1]["content"]
+    blocks = _blocks(conv.history[-1]["content"])
     return not (blocks and blocks[-1].get("type") == "text" and blocks[-1].get("text", "").startswith("[Request interrupted"))
 
 

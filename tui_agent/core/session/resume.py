@@ -36,7 +36,8 @@ class OpenedSession:
     """The id of the session whose history this one carries on."""
     permission_mode: str | None = None
     """The mode to restore (never bypassPermissions or plan: those are said in `notes` instead)."""
-    notes: list[str] = field(default_factory=list)
+    notes: list[tuple[str, str]] = field(default_factory=list)
+    """(level, text) for the user: what was resumed, repaired, or not restored."""
 
     @property
     def history(self) -> list[dict]:
@@ -86,12 +87,12 @@ def open_session(
     opened = OpenedSession(Session(cwd, session_id, root) if fork or source == "claude-code" else Session(cwd, conv.session_id, path.parent),
                            conv, source, conv.session_id)
     if source == "claude-code":
-        opened.notes.append(f"Continuing Claude Code session {conv.session_id} as tui-agent session {opened.session.id} (Claude Code's file is only read).")
+        opened.notes.append(("info", f"Continuing Claude Code session {conv.session_id} as tui-agent session {opened.session.id} (Claude Code's file is only read)."))
     elif fork:
-        opened.notes.append(f"Forked session {conv.session_id} into {opened.session.id}; the original is untouched.")
+        opened.notes.append(("info", f"Forked session {conv.session_id} into {opened.session.id}; the original is untouched."))
     else:
-        opened.notes.append(f"Resumed session {conv.session_id} ({len(conv.history)} messages).")
-    opened.notes.extend(f"Repaired: {r}" for r in conv.repairs)
+        opened.notes.append(("info", f"Resumed session {conv.session_id} ({len(conv.history)} messages)."))
+    opened.notes.extend(("warning", f"Repaired: {r}") for r in conv.repairs)
     _restore_mode(opened, conv)
     _write_start(opened, conv)
     return _named(opened, name)
@@ -100,7 +101,7 @@ def open_session(
 def _restore_mode(opened: OpenedSession, conv: Conversation) -> None:
     mode = conv.permission_mode
     if mode in UNSAFE_TO_RESTORE:
-        opened.notes.append(f"The session was in {mode} mode; it resumes in default mode (pass --permission-mode {mode} to use it again).")
+        opened.notes.append(("warning", f"The session was in {mode} mode; it resumes in default mode (pass --permission-mode {mode} to use it again)."))
     elif mode:
         opened.permission_mode = mode
 

@@ -51,6 +51,8 @@ class Session:
         if self._fh is None:
             self.project_dir.mkdir(parents=True, exist_ok=True)
             self._fh = self.transcript_path.open("a", encoding="utf-8")
+            if self._fh.tell() > 0 and not _ends_with_newline(self.transcript_path):
+                self._fh.write("\n")  # after a torn last line (a crash), start clean
         # One write per message: a kill leaves whole lines (a torn last line is skipped on reading).
         self._fh.write("".join(json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines))
         self._fh.flush()
@@ -160,6 +162,12 @@ class Session:
             self._fh.flush()
             os.fsync(self._fh.fileno())
             self._fh.close()
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
 
 
 HARNESS_PREFIXES = ("<system-reminder>", "[Request interrupted")
