@@ -48,8 +48,12 @@ def project_dir(cwd: Path, root: Path | None = None) -> Path:
 
 def git_branch(cwd: Path) -> str:
     """The current branch for the `gitBranch` field ("" outside a repository or without git)."""
-    try:
-        done = subprocess.run(["git", "rev-parse", "--abbrev-ref", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
+    # symbolic-ref also names the branch of a repository without commits yet; rev-parse a detached HEAD.
+    for command in (["git", "symbolic-ref", "--short", "-q", "HEAD"], ["git", "rev-parse", "--abbrev-ref", "HEAD"]):
+        try:
+            done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=5)
+        except (OSError, subprocess.SubprocessError):
+            return ""
+        if done.returncode == 0 and done.stdout.strip():
+            return done.stdout.strip()
+    return ""
