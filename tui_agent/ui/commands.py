@@ -101,6 +101,7 @@ async def _clear(app: App[Any], arg: str) -> None:
         warn(app, "The agent is working: wait for it or press Esc before /clear.")
         return
     agent.history.clear()
+    agent.session.start_over()
     # A new conversation has read nothing: edits must read their file again first.
     agent.context.read_state = FileReadState()
     clear = getattr(app, "clear_conversation", None)

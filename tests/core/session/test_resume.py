@@ -88,6 +88,27 @@ class TestContinueAndResume:
         assert h.agent.session.transcript_path.name == "6f1e5c1e-0000-4000-8000-00000000000a.jsonl"
 
 
+    async def test_resume_brings_back_the_model_unless_one_was_chosen(self, make_harness):
+        from tui_agent.config import AgentSettings
+        from tui_agent.factory import settings_for_resumed
+
+        h1 = await first_session(make_harness, model="claude-opus-4-1")
+        opened = open_session(h1.agent.workspace.root, resume=h1.agent.session.id)
+        base = AgentSettings(cwd=h1.agent.workspace.root, model="claude-sonnet-4-6")
+        assert settings_for_resumed(base, opened).model == "claude-opus-4-1"
+        assert settings_for_resumed(base.model_copy(update={"model_pinned": True}), opened).model == "claude-sonnet-4-6"
+        opened.session.close()
+
+    async def test_after_clear_a_resume_finds_only_the_new_conversation(self, make_harness):
+        h = make_harness([Reply([Text("one")]), Reply([Text("two")])], tools=sample_tools())
+        await h.agent.run("before clear")
+        h.agent.history.clear()
+        h.agent.session.start_over()
+        await h.agent.run("after clear")
+        await h.agent.close()
+        assert load(h.agent.session.transcript_path).history == [{"role": "user", "content": "after clear"}, {"role": "assistant", "content": [{"type": "text", "text": "two"}]}]
+
+
 class TestCrashRepair:
     def _write(self, path: Path, lines: list[dict]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -145,6 +145,11 @@ class Session:
             meta = metas[i] if metas and i < len(metas) else None
             self.append(message["role"], message=message, meta=meta or None)
 
+    def start_over(self) -> None:
+        """/clear: the next line starts a new chain (parentUuid None), so a resume finds only what follows."""
+        self.last_uuid = None
+        self._tool_lines.clear()
+
     def set_name(self, name: str) -> None:
         """Name the session (-n, /rename): Claude Code's `custom-title` line; the last one wins."""
         self._write([{"type": "custom-title", "customTitle": name, "sessionId": self.id}])
