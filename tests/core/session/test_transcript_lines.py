@@ -136,3 +136,25 @@ class TestReadingClaudeCodesLines:
         conv = rebuild([*lines, branch])
         assert [m["role"] for m in conv.history] == ["user", "assistant"]
         assert conv.history[1]["content"][0]["text"] == "other branch"
+
+
+class TestTheLineModelsDocumentTheFormat:
+    async def test_every_line_we_write_and_every_golden_message_line_validates(self, make_harness):
+        from tui_agent.core.session.lines import CustomTitleLine, MessageLine, RunLine
+
+        h, lines = await two_tool_turn(make_harness)
+        h.agent.session.set_name("named")
+        models = {"user": MessageLine, "assistant": MessageLine, "tui-agent-run": RunLine, "custom-title": CustomTitleLine}
+        for line in h.agent.session.read():
+            models[line["type"]].model_validate(line)
+        for line in golden("claude_code_tool_turn.jsonl") + golden("claude_code_compacted.jsonl"):
+            if line["type"] in ("user", "assistant"):
+                MessageLine.model_validate(line)
+
+    def test_a_message_line_missing_its_message_is_skipped_and_counted(self, tmp_path):
+        lines = golden("claude_code_tool_turn.jsonl")
+        last = next(l for l in reversed(lines) if l.get("uuid"))
+        broken = {k: v for k, v in last.items() if k != "message"} | {"uuid": "broken", "parentUuid": last["uuid"], "type": "user"}
+        conv = rebuild([*lines, broken])
+        assert conv.history == load(FIXTURES / "claude_code_tool_turn.jsonl").history
+        assert any("unreadable" in r for r in conv.repairs)

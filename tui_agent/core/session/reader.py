@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from .lines import MessageLine
+
 
 CHAIN_TYPES = frozenset({"user", "assistant", "attachment", "system"})
 CRASHED_TOOL = (
@@ -209,9 +213,23 @@ class _Builder:
                     self._push("user", [block], hidden=True)
 
 
+def _understood(line: dict[str, Any]) -> bool:
+    """A message line must have Claude Code's message-line fields; others are judged by their type alone."""
+    if line.get("type") not in ("user", "assistant"):
+        return True
+    try:
+        MessageLine.model_validate(line)
+    except ValidationError:
+        return False
+    return isinstance(line["message"].get("content"), (str, list))
+
+
 def rebuild(lines: list[dict[str, Any]], bad_lines: int = 0) -> Conversation:
     """The conversation a file holds, made valid for the API (see the module's docstring)."""
     conv = Conversation()
+    kept = [l for l in lines if _understood(l)]
+    bad_lines += len(lines) - len(kept)
+    lines = kept
     chain, conv.compacted = _chain(lines)
     results: dict[str, dict[str, Any]] = {}
     for line in lines:

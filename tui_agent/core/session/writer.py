@@ -167,6 +167,7 @@ class Session:
             self._fh.flush()
             os.fsync(self._fh.fileno())
             self._fh.close()
+        self._fh = None  # a later line (a rename after the end) opens the file again
 
 
 def _ends_with_newline(path: Path) -> bool:
