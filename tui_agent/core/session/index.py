@@ -42,15 +42,22 @@ def _files(root: Path, cwd: Path | None) -> Iterator[Path]:
             yield from (p for p in folder.glob("*.jsonl") if p.is_file())
 
 
+_described: dict[tuple[Path, int, int], SessionInfo] = {}
+"""Files already described, by (path, mtime, size): the picker opened again reads only what changed."""
+
+
 def describe(path: Path, source: Source, conv: Conversation | None = None) -> SessionInfo:
     """Read a session file enough to list it."""
     stat = path.stat()
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if conv is None and key in _described:
+        return _described[key]
     conv = conv or load(path)
     first = next((m for m, hidden in zip(conv.history, conv.hidden) if m["role"] == "user" and not hidden and _text(m)), None)
     info = SessionInfo(conv.session_id or path.stem, path, source, stat.st_mtime, stat.st_size, name=conv.name,
-                       first_prompt=_text(first).strip().splitlines()[0][:200] if first else "",
+                       first_prompt=_text(first).strip().splitlines()[0][:200] if first else "", branch=conv.branch,
                        message_count=len(conv.history), ended_mid_turn=conv.ended_mid_turn, cwd=conv.cwd)
-    info.branch = _branch_of(path)
+    _described[key] = info
     return info
 
 
@@ -58,20 +65,6 @@ def _text(message: dict | None) -> str:
     if not message:
         return ""
     return " ".join(b.get("text", "") for b in _blocks(message["content"]) if b.get("type") == "text" and not b.get("text", "").startswith(("<system-reminder>", "[Request interrupted")))
-
-
-def _branch_of(path: Path) -> str:
-    import json
-
-    branch = ""
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        for raw in fh:
-            if '"gitBranch"' in raw:
-                try:
-                    branch = json.loads(raw).get("gitBranch") or branch
-                except ValueError:
-                    pass
-    return branch
 
 
 def list_sessions(cwd: Path | None, *, include_claude: bool = True) -> list[SessionInfo]:

@@ -11,13 +11,12 @@ Directories below the working directory are read later, when a tool first touche
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Literal
-
-from markdown_it import MarkdownIt
+from typing import Any, Iterator, Literal
 
 Kind = Literal["Managed", "User", "Project", "Local"]
 MANAGED_MEMORY = Path("/etc/claude-code/CLAUDE.md")
@@ -30,7 +29,14 @@ KIND_LABELS: dict[Kind, str] = {
 }
 # Claude Code's import syntax: `@` after a line start or a space, up to the next unescaped space.
 IMPORT = re.compile(r"(?:^|\s)@((?:[^\s\\]|\\ )+)")
-_markdown = MarkdownIt("commonmark")
+
+
+@functools.cache
+def _parser() -> Any:
+    # Imported on first use: markdown-it costs ~30 ms, and this module sits on the app's path to its first frame.
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +56,7 @@ class MemoryFile:
 def imports_in(text: str) -> list[str]:
     """The `@path` imports of a Markdown text, outside code spans, fences and code blocks."""
     found: list[str] = []
-    for token in _markdown.parse(text):
+    for token in _parser().parse(text):
         if token.type != "inline":
             continue
         for child in token.children or []:

@@ -12,13 +12,13 @@ import re
 import subprocess
 from pathlib import Path
 
-import platformdirs
-
 MAX_SLUG = 200
 
 
 def data_home() -> Path:
     """The user data dir's parent (`$XDG_DATA_HOME` or `~/.local/share` on Linux)."""
+    import platformdirs  # not on the way to the first frame
+
     return Path(platformdirs.user_data_dir()).expanduser()
 
 

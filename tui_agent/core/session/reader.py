@@ -48,6 +48,8 @@ class Conversation:
     model: str = ""
     permission_mode: str = ""
     cwd: str = ""
+    branch: str = ""
+    """The git branch of the last line."""
     repairs: list[str] = field(default_factory=list)
     """What was repaired or skipped, in words for the user."""
     ended_mid_turn: bool = False
@@ -250,6 +252,7 @@ def rebuild(lines: list[dict[str, Any]], bad_lines: int = 0) -> Conversation:
     if chain:
         conv.leaf_uuid = chain[-1]["uuid"]
         conv.cwd = str(chain[-1].get("cwd") or "")
+        conv.branch = str(chain[-1].get("gitBranch") or "")
     if bad_lines:
         conv.repairs.append(f"{bad_lines} unreadable line(s) skipped (a line cut off when the session ended, or not JSON).")
     if not conv.ended_mid_turn:
