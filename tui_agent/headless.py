@@ -2,8 +2,8 @@
 
 Output follows `claude -p` so scripts written for it work unchanged. SIGINT, SIGTERM and SIGHUP fire
 the same abort as ESC: every tool process is stopped, the output and the transcript end valid (the
-last line is a `result`), then the process exits 130 (SIGINT) or 143 (SIGTERM/SIGHUP). A second
-SIGINT during that cleanup kills what is left and exits at once.
+last output line is a `result`, the transcript's a `tui-agent-run`), then the process exits 130
+(SIGINT) or 143 (SIGTERM/SIGHUP). A second SIGINT during that cleanup kills what is left and exits at once.
 """
 
 from __future__ import annotations

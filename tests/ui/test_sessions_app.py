@@ -55,6 +55,19 @@ class TestContinueAndResume:
         assert sent_texts(model.requests[0])[-3:] == ["what is in the readme?", "It says hello.", "and now?"]
         assert_history_valid(model.requests[0]["messages"])
 
+    async def test_fork_carries_on_in_a_new_session_and_leaves_the_original_untouched(self, project: Path) -> None:
+        sid = await past_session(project, "original prompt", "original answer")
+        original = next(project.parent.glob("data/tui-agent/projects/*/" + sid + ".jsonl"))
+        before = original.read_text()
+        app, model = build(project, [Reply([Text("forked answer")])], resume=sid, fork_session=True)
+        async with app.run_test(size=(100, 32)) as pilot:
+            await until(pilot, lambda: app.ready)
+            assert "original answer" in transcript_text(app)
+            await pilot.press(*"in the fork", "enter")
+            await until_idle(pilot, app)
+        assert app.agent.session.id != sid and original.read_text() == before
+        assert sent_texts(model.requests[0])[-3:] == ["original prompt", "original answer", "in the fork"]
+
     async def test_a_bare_resume_opens_the_picker_filter_preview_and_enter(self, project: Path) -> None:
         first = await past_session(project, "alpha question", "alpha answer")
         await past_session(project, "beta question", "beta answer")

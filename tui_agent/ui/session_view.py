@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.session import NoConversationFound, OpenedSession, open_session
 from ..factory import open_settings_session
-from ..core.session.reader import _blocks
+from ..core.session.reader import content_blocks
 from .widgets.tool_calls import ToolCall
 from .widgets.transcript_items import AssistantText, NoticeLine, ThinkingText, ToolCell, UserPrompt
 
@@ -40,7 +40,7 @@ def _result_text(block: dict[str, Any]) -> str:
 
 def history_items(history: list[dict[str, Any]], hidden: list[bool], registry: Any, now: float) -> list[Any]:
     """Transcript items for a past conversation (tool cells finished, reminders left out)."""
-    results = {b.get("tool_use_id"): b for m in history if m["role"] == "user" for b in _blocks(m["content"]) if b.get("type") == "tool_result"}
+    results = {b.get("tool_use_id"): b for m in history if m["role"] == "user" for b in content_blocks(m["content"]) if b.get("type") == "tool_result"}
     start = max(0, len(history) - SHOWN_MESSAGES)
     items: list[Any] = []
     if start:
@@ -48,7 +48,7 @@ def history_items(history: list[dict[str, Any]], hidden: list[bool], registry: A
     for message, is_hidden in list(zip(history, hidden))[start:]:
         if is_hidden:
             continue
-        for block in _blocks(message["content"]):
+        for block in content_blocks(message["content"]):
             kind = block.get("type")
             if message["role"] == "user" and kind == "text":
                 text = block.get("text", "")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Iterator, Literal
 
 from .paths import claude_projects_root, project_slug, sessions_root
-from .reader import Conversation, _blocks, load
+from .reader import Conversation, content_blocks, load
 
 Source = Literal["tui-agent", "claude-code"]
 
@@ -64,7 +64,7 @@ def describe(path: Path, source: Source, conv: Conversation | None = None) -> Se
 def _text(message: dict | None) -> str:
     if not message:
         return ""
-    return " ".join(b.get("text", "") for b in _blocks(message["content"]) if b.get("type") == "text" and not b.get("text", "").startswith(("<system-reminder>", "[Request interrupted")))
+    return " ".join(b.get("text", "") for b in content_blocks(message["content"]) if b.get("type") == "text" and not b.get("text", "").startswith(("<system-reminder>", "[Request interrupted")))
 
 
 def list_sessions(cwd: Path | None, *, include_claude: bool = True) -> list[SessionInfo]:

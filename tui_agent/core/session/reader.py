@@ -113,7 +113,8 @@ def _with_preserved(chain: list[dict[str, Any]], by_uuid: dict[str, dict[str, An
     return chain
 
 
-def _blocks(content: Any) -> list[dict[str, Any]]:
+def content_blocks(content: Any) -> list[dict[str, Any]]:
+    """A message's content as blocks (a plain string is one text block)."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     return [b for b in content or [] if isinstance(b, dict) and b.get("type")]
@@ -142,7 +143,7 @@ class _Builder:
         # a prompt stays its own message, as the agent's history has it.
         if conv.history and conv.history[-1]["role"] == role == "user" and hidden:
             last = conv.history[-1]
-            last["content"] = _blocks(last["content"]) + blocks
+            last["content"] = content_blocks(last["content"]) + blocks
             conv.hidden[-1] = conv.hidden[-1] and hidden
             return
         conv.history.append({"role": role, "content": blocks})
@@ -180,7 +181,7 @@ class _Builder:
         kind = line.get("type")
         if kind == "assistant":
             message = line.get("message") or {}
-            blocks = _blocks(message.get("content"))
+            blocks = content_blocks(message.get("content"))
             msg_id = message.get("id") or line.get("uuid")
             if self.assistant_id != msg_id:
                 self.close_assistant()
@@ -198,7 +199,7 @@ class _Builder:
             if isinstance(content, str) and content.startswith(LOCAL_COMMAND_PREFIXES):
                 return
             # Results were placed after their assistant message already.
-            blocks = [b for b in _blocks(content) if b.get("type") != "tool_result"]
+            blocks = [b for b in content_blocks(content) if b.get("type") != "tool_result"]
             hidden = bool(line.get("isMeta")) and not line.get("isCompactSummary")
             if isinstance(content, str) and content and not hidden:
                 self._push("user", [], hidden=hidden)
@@ -236,7 +237,7 @@ def rebuild(lines: list[dict[str, Any]], bad_lines: int = 0) -> Conversation:
     results: dict[str, dict[str, Any]] = {}
     for line in lines:
         if line.get("type") == "user" and not line.get("isSidechain"):
-            for block in _blocks((line.get("message") or {}).get("content")):
+            for block in content_blocks((line.get("message") or {}).get("content")):
                 if block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str):
                     results.setdefault(block["tool_use_id"], block)
         elif line.get("type") == "custom-title" and isinstance(line.get("customTitle"), str):
@@ -264,7 +265,7 @@ def _ended_mid_turn(lines: list[dict[str, Any]], conv: Conversation) -> bool:
     """The last message is a prompt or tool results nobody answered (closed or killed mid-turn)."""
     if not conv.history or conv.history[-1]["role"] != "user":
         return False
-    blocks = _blocks(conv.history[-1]["content"])
+    blocks = content_blocks(conv.history[-1]["content"])
     return not (blocks and blocks[-1].get("type") == "text" and blocks[-1].get("text", "").startswith("[Request interrupted"))
 
 

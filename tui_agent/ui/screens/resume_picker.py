@@ -21,7 +21,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.session.index import SessionInfo, list_sessions
-from ...core.session.reader import _blocks, load
+from ...core.session.reader import content_blocks, load
 
 PREVIEW_MESSAGES = 6
 
@@ -60,7 +60,7 @@ def preview_text(info: SessionInfo) -> str:
     for message, hidden in list(zip(conv.history, conv.hidden))[-PREVIEW_MESSAGES:]:
         if hidden:
             continue
-        for block in _blocks(message["content"]):
+        for block in content_blocks(message["content"]):
             kind = block.get("type")
             if kind == "text" and not block.get("text", "").startswith("<system-reminder>"):
                 who = "You" if message["role"] == "user" else "Agent"
