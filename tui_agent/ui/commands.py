@@ -164,7 +164,11 @@ async def _rename(app: App[Any], arg: str) -> None:
     if not arg:
         warn(app, "Usage: /rename NAME")
         return
-    app.agent.session.set_name(arg)
+    runner = getattr(app, "runner", None)
+    if runner is not None:  # the transcript is written on the core's thread
+        runner.call(app.agent.session.set_name, arg)
+    else:
+        app.agent.session.set_name(arg)
     say(app, f"Session renamed: {arg} (tui-agent -r {arg!r} resumes it)")
 
 

@@ -145,7 +145,7 @@ async def switch_session(app: Any, target: str) -> bool:
     except (NoConversationFound, ValueError) as exc:
         app.notify(str(exc), severity="error", markup=False)
         return False
-    await app.agent.close()
+    await app.runner.close()  # the old session ends on the core's thread
     app.clear_conversation()
     app.use_session(opened)
     return True
