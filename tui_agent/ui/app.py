@@ -152,12 +152,13 @@ class TuiAgentApp(App[int]):
     def _build_agent(self) -> None:
         # Building the agent imports every tool (~0.4 s, mostly the shell parser): after the first
         # frame, on the core's thread. Prompts sent meanwhile wait in the queue.
-        from .session_view import choose_session
+        from .session_view import choose_session, show_opened
 
         opened = choose_session(self)
         if opened is None:
             return  # the picker is open; it calls use_session with the choice
         self._opened = opened
+        show_opened(self, opened)
         build = partial(
             build_agent,
             self.settings,
@@ -174,9 +175,6 @@ class TuiAgentApp(App[int]):
             self.conversation.notice("error", f"The agent could not start: {built.exception()}", now=True)
             return
         self.agent = built.result()
-        from .session_view import show_opened
-
-        show_opened(self, self._opened)
         watch = getattr(self.agent.policy, "start_watching", None)
         if watch is not None:  # settings files reload live; the engine reports each change as a notice
             self.runner.submit(watch())

@@ -71,21 +71,30 @@ def _finished_call(block: dict[str, Any], result: dict[str, Any] | None, registr
     name, data = block.get("name", "?"), block.get("input") or {}
     tool = registry.find(name) if registry is not None else None
     try:
-        summary = tool.summarize(tool.Input.model_validate(data)) if tool is not None else ""
+        summary = tool.summarize(tool.Input.model_validate(data)) if tool is not None else _summary(data)
     except Exception:
-        summary = ""
+        summary = _summary(data)
     call = ToolCall(block.get("id", ""), name, summary, dict(data), now, t_start=now, t_end=now)
     call.phase = "error" if result is None or result.get("is_error") else "ok"
     call.preview = _result_text(result).strip().splitlines()[0][:200] if result and _result_text(result).strip() else ""
     return call
 
 
+def _summary(data: dict[str, Any]) -> str:
+    """What Tool.summarize says by default, without the tool (drawn before the agent is built)."""
+    for key in ("command", "file_path", "pattern", "path"):
+        value = data.get(key)
+        if value:
+            return str(value).splitlines()[0][:200]
+    return ""
+
+
 def show_opened(app: Any, opened: OpenedSession) -> None:
-    """Draw what a resumed session brings: its past conversation, then what was said about it."""
+    """Draw a resumed session's past conversation (before the agent is built: its notices follow)."""
     conv = opened.conversation
     if conv is None:
         return
-    for item in history_items(conv.history, conv.hidden, app.agent.registry, app.clock()):
+    for item in history_items(conv.history, conv.hidden, None, app.clock()):
         app.transcript.add(item)
     app.transcript.flush()
 
