@@ -89,8 +89,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--settings {args.settings}: no such file")
 
     if args.mcp_config:
-        import os
-
         from .core.mcp.config import McpConfigError, load_dynamic
 
         try:
