@@ -7,6 +7,7 @@ and nothing heavy is imported until the chosen mode needs it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn, Sequence
@@ -71,7 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--append-system-prompt", help="add to the system prompt")
     p.add_argument("--settings", help="an extra settings file, or its JSON")
     p.add_argument("--add-dir", dest="add_dirs", type=Path, action="append", help="another folder the tools may use")
-    p.add_argument("--session-id", help="use this session id")
+    p.add_argument("--session-id", help="use this session id (a UUID)")
+    p.add_argument("-c", "--continue", dest="continue_session", action="store_true", help="continue the most recent session of this directory")
+    p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID_OR_NAME", help="resume a session (ours or Claude Code's); without an id the app shows a picker")
+    p.add_argument("--fork-session", action="store_true", help="with --resume or --continue: carry on in a new session")
+    p.add_argument("-n", "--name", dest="session_name", help="name this session")
     p.add_argument("--mcp-config", dest="mcp_config", nargs="+", action="extend", help="MCP server configs: JSON files or strings")
     p.add_argument("--strict-mcp-config", action="store_true", help="use only the --mcp-config servers")
     p.add_argument("--demo", action="store_true", help="use the built-in demo model (no API key needed)")
@@ -105,8 +110,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--system-prompt-file {args.system_prompt_file}: {exc.strerror or exc}")
 
     if args.mcp_config:
-        import os
-
         from .core.mcp.config import McpConfigError, load_dynamic
 
         try:
@@ -138,11 +141,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             append_system_prompt=args.append_system_prompt,
             settings_file=settings_file,
             session_id=args.session_id,
+            resume=args.resume,
+            continue_session=args.continue_session,
+            fork_session=args.fork_session,
+            session_name=args.session_name,
+            model_pinned=bool(args.model or os.environ.get("ANTHROPIC_MODEL")),
             mcp_config=args.mcp_config,
             strict_mcp_config=args.strict_mcp_config or None,
         )
     except ValidationError as exc:
         parser.error(str(exc).replace("\n", " "))
+
+    if args.fork_session and args.resume is None and not args.continue_session:
+        parser.error("--fork-session needs --resume or --continue")
+    if (args.print_mode or protocol) and args.resume == "":
+        parser.error("--resume needs a session id or name with -p or --input-format stream-json")
+    opened = None
+    if args.resume != "":  # the app's picker opens the session itself
+        from .core.session import NoConversationFound
+        from .factory import open_settings_session
+
+        try:
+            opened = open_settings_session(settings)
+        except NoConversationFound as exc:
+            sys.stderr.write(f"{exc}\n")
+            return 1
+        except ValueError as exc:
+            sys.stderr.write(f"Error: {exc}\n")
+            return 1
 
     if protocol:
         if not settings.demo and not settings.has_endpoint:
@@ -153,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .protocol import ProtocolOptions, run_protocol
 
         options = ProtocolOptions.from_args(args)
-        return asyncio.run(run_protocol(settings, options))
+        return asyncio.run(run_protocol(settings, options, opened=opened))
 
     if args.print_mode:
         # Headless: the SDK loads while the prompt is read. The app starts it after its first frame
@@ -171,11 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         from .headless import run_headless
 
-        return asyncio.run(run_headless(settings, prompt, args.output_format, args.verbose))
+        return asyncio.run(run_headless(settings, prompt, args.output_format, args.verbose, opened=opened))
 
     from .ui.app import run_app
 
-    return run_app(settings, initial_prompt=args.prompt)
+    return run_app(settings, initial_prompt=args.prompt, opened=opened)
 
 
 if __name__ == "__main__":  # pragma: no cover

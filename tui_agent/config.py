@@ -77,6 +77,18 @@ class AgentSettings(BaseModel):
     """MCP server configs: files or JSON strings (--mcp-config)."""
     strict_mcp_config: bool = False
     """Use only the --mcp-config servers (--strict-mcp-config)."""
+    resume: str | None = None
+    """Resume this session (id or name) in place (-r/--resume); "" asks with the picker (the app)."""
+    continue_session: bool = False
+    """Continue this directory's most recent session in place (-c/--continue)."""
+    fork_session: bool = False
+    """With resume or continue: carry the history on in a new session (--fork-session)."""
+    session_name: str | None = None
+    """Name the session (-n/--name; /rename later)."""
+    model_pinned: bool = False
+    """The model was chosen (--model, ANTHROPIC_MODEL): a resumed session's model does not replace it."""
+    memory: bool = True
+    """Read the memory files (CLAUDE.md, AGENTS.md, ...) into the conversation."""
     max_concurrency: int = Field(default_factory=lambda: _env_int("TUI_AGENT_MAX_TOOL_USE_CONCURRENCY", 10))
     """How many tools may run at once (TUI_AGENT_MAX_TOOL_USE_CONCURRENCY)."""
     message_budget: int = Field(default_factory=lambda: _env_int("TUI_AGENT_RESULT_BUDGET_CHARS", 200_000))

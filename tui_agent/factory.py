@@ -6,11 +6,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .config import AgentSettings
-from .core.events import Event
+from .core.events import Event, Notice
 from .core.loop import Agent, LoopOptions
 from .core.model import ModelClient, ModelConfig
-from .core.permission_types import AskHandler, PermissionPolicy
-from .core.session import Session
+from .core.permission_types import PERMISSION_MODES, AskHandler, PermissionPolicy
+from .core.session import OpenedSession, open_session
+from .core.session.memory_context import ProjectMemory
 from .core.tool_hooks import add_post_tool_use_hook
 from .tools.base import Workspace
 from .tools.registry import ToolRegistry, default_tools
@@ -61,10 +62,16 @@ def build_agent(
     scripted: Any = None,
     tools: list[Any] | None = None,
     clock: Callable[[], float] | None = None,
+    opened: OpenedSession | None = None,
 ) -> Agent:
-    """`tools` replaces the built-in set (tests, embedding); `scripted` replaces the API."""
-    session = Session(settings.cwd.resolve(), settings.session_id)
+    """`tools` replaces the built-in set (tests, embedding); `scripted` replaces the API. `opened` is the
+    session open_session() chose (resume, continue, fork); by default the settings' flags choose it."""
+    if opened is None:
+        opened = open_settings_session(settings)
+    settings = settings_for_resumed(settings, opened)
+    session = opened.session
     policy = build_policy(settings, session.id, on_notice)
+    session.mode_of = lambda: str(getattr(policy, "mode", "default"))
     # --add-dir folders and the settings' permissions.additionalDirectories are both tool territory.
     extra = [*settings.add_dirs, *getattr(policy, "additional_directories", [])]
     workspace = Workspace.at(settings.cwd, tuple(d for d in extra if Path(d).is_dir()))
@@ -80,6 +87,10 @@ def build_agent(
         max_concurrency=settings.max_concurrency,
         message_budget=settings.message_budget,
     )
+    memory = None
+    if settings.memory:
+        memory = ProjectMemory(settings.cwd, on_notice=on_notice or (lambda level, text: emit(Notice.of(level, text))))  # type: ignore[arg-type]
+        memory.load()
     agent = Agent(
         model=model,
         registry=registry,
@@ -90,6 +101,7 @@ def build_agent(
         ask=ask,
         emit=emit,
         demo=demo,
+        memory=memory,
         **({"clock": clock} if clock is not None else {}),
     )
     if tools is None:  # the built-in set: MCP servers' tools join it (tests passing their own tools opt out)
@@ -107,6 +119,10 @@ def build_agent(
     post_tool_use = getattr(policy, "post_tool_use", None)
     if post_tool_use is not None:  # the settings' PostToolUse command hooks, in every front end
         add_post_tool_use_hook(agent.context, post_tool_use)
+    agent.history = list(opened.history)
+    tell = on_notice or (lambda level, text: emit(Notice.of(level, text)))  # type: ignore[arg-type]
+    for level, text in opened.notes:
+        tell(level, text)
     return agent
 
 
@@ -126,3 +142,27 @@ def small_model_name(settings: AgentSettings, scripted: bool) -> str | None:
     if named:
         return named
     return None if scripted else DEFAULT_SMALL_FAST_MODEL
+
+
+def open_settings_session(settings: AgentSettings) -> OpenedSession:
+    """The session the flags ask for (raises NoConversationFound or ValueError with Claude Code's words)."""
+    return open_session(
+        settings.cwd.resolve(),
+        resume=settings.resume or None,
+        continue_=settings.continue_session,
+        fork=settings.fork_session,
+        session_id=settings.session_id,
+        name=settings.session_name,
+    )
+
+
+def settings_for_resumed(settings: AgentSettings, opened: OpenedSession) -> AgentSettings:
+    """A resumed session brings back its model (unless one was chosen) and its permission mode (unless
+    one was given; never bypassPermissions or plan, see open_session)."""
+    update: dict[str, Any] = {}
+    conv = opened.conversation
+    if conv is not None and conv.model and not settings.model_pinned:
+        update["model"] = conv.model
+    if opened.permission_mode in PERMISSION_MODES and settings.permission_mode is None:
+        update["permission_mode"] = opened.permission_mode
+    return settings.model_copy(update=update) if update else settings

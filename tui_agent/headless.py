@@ -2,8 +2,8 @@
 
 Output follows `claude -p` so scripts written for it work unchanged. SIGINT, SIGTERM and SIGHUP fire
 the same abort as ESC: every tool process is stopped, the output and the transcript end valid (the
-last line is a `result`), then the process exits 130 (SIGINT) or 143 (SIGTERM/SIGHUP). A second
-SIGINT during that cleanup kills what is left and exits at once.
+last output line is a `result`, the transcript's a `tui-agent-run`), then the process exits 130
+(SIGINT) or 143 (SIGTERM/SIGHUP). A second SIGINT during that cleanup kills what is left and exits at once.
 """
 
 from __future__ import annotations
@@ -150,13 +150,13 @@ def kill_everything_now() -> None:
     kill_all_now()
 
 
-async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool) -> int:
+async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool, opened: Any = None) -> int:
     from .core.mentions import run_prompt
     from .factory import build_agent
 
     printer = HeadlessPrinter(fmt, verbose)
 
-    agent = build_agent(settings, emit=printer, ask=None, on_notice=lambda level, text: printer(Notice.of(level, text)))
+    agent = build_agent(settings, emit=printer, ask=None, on_notice=lambda level, text: printer(Notice.of(level, text)), opened=opened)
     printer.permission_mode = getattr(agent.policy, "mode", "default")
     loop = asyncio.get_running_loop()
     received: list[int] = []

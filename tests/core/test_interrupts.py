@@ -140,5 +140,5 @@ class TestFailedAttempts:
         assert_history_valid(history)
         one_final_state_per_tool(h)
         assert isinstance(h.events[-1], LoopEnded)
-        recorded = [line.data for line in h.agent.session.read() if line.type == "system"]
+        recorded = [line["data"] for line in h.agent.session.read() if line["type"] == "system"]
         assert recorded and recorded[0]["subtype"] == "response_cut" and "connection dropped" in recorded[0]["detail"]

@@ -64,14 +64,15 @@ class TestHistory:
         assert sum("cache_control" in b for m in req["messages"] for b in m["content"]) == 1
         assert all("cache_control" not in b for m in h.agent.history if isinstance(m["content"], list) for b in m["content"])
 
-    async def test_transcript_has_one_json_line_per_finished_message_and_the_result(self, make_harness):
+    async def test_transcript_has_lines_per_finished_message_and_the_run_end(self, make_harness):
         h = make_harness([Reply([ToolUse("SleepRead", {"text": "x"})]), Reply([Text("ok")])], tools=sample_tools())
         await h.agent.run("go")
         lines = h.agent.session.read()
-        assert [l.type for l in lines] == ["user", "assistant", "user", "assistant", "result"]
-        assert [l.message for l in lines[:4]] == h.agent.history
-        assert lines[-1].data["reason"] == "completed"
-        assert h.agent.session.dir.is_relative_to(h.agent.session.dir.parents[3])
+        assert [l["type"] for l in lines] == ["user", "assistant", "user", "assistant", "tui-agent-run"]
+        assert [l["message"]["content"] for l in lines[1:4]] == [m["content"] for m in h.agent.history[1:]]
+        assert lines[0]["message"] == h.agent.history[0]
+        assert lines[-1]["reason"] == "completed"
+        assert h.agent.session.transcript_path.parent == h.agent.session.dir.parent
 
 
 class TestContinuation:

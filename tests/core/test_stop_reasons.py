@@ -19,7 +19,7 @@ def cut_write(path: str) -> ToolUse:
 
 
 def system_lines(h) -> list[dict]:
-    return [line.data for line in h.agent.session.read() if line.type == "system"]
+    return [line["data"] for line in h.agent.session.read() if line["type"] == "system"]
 
 
 class TestMaxTokensInText:

@@ -12,6 +12,8 @@ import pytest
 
 from tests.core.support import SleepRead, SleepWrite, assert_history_valid
 from tui_agent.core.agents.runner import cancel_anywhere
+from tui_agent.core.session.lines import RUN_LINE
+from tui_agent.core.session.reader import load
 from tui_agent.core.events import (
     PermissionAsked,
     SubagentEvent,
@@ -194,12 +196,18 @@ class TestTranscript:
         await h.agent.run("MAIN: go")
         lines = [json.loads(line) for line in h.agent.session.transcript_path.read_text().splitlines()]
         side = [line for line in lines if line.get("isSidechain")]
-        assert [line["type"] for line in side] == ["user", "assistant", "user", "assistant", "result"]
+        assert [line["type"] for line in side] == ["user", "assistant", "user", "assistant", RUN_LINE]
         assert {line["parent_tool_use_id"] for line in side} == {"toolu_TASKA"}
         assert len({line["agentId"] for line in side}) == 1 and side[0]["agentId"].startswith("a")
         assert side[0]["message"]["content"] == "TASKA: please"
         main = [line for line in lines if not line.get("isSidechain")]
-        assert [line["type"] for line in main] == ["user", "assistant", "user", "assistant", "result"]
+        assert [line["type"] for line in main] == ["user", "assistant", "user", "assistant", RUN_LINE]
+        # Each chain hangs together on its own: the side-chain starts from nothing and the main chain
+        # never hangs from a side-chain line (a resume follows parentUuid from the last main line).
+        side_ids = {line["uuid"] for line in side if "uuid" in line}
+        assert side[0]["parentUuid"] is None
+        assert not any(line.get("parentUuid") in side_ids for line in main)
+        assert [m["role"] for m in load(h.agent.session.transcript_path).history] == ["user", "assistant", "user", "assistant"]
 
 
 async def wait_for(predicate, timeout: float = 60.0) -> None:

@@ -220,9 +220,10 @@ class TestSignals:
         used = {b["id"] for l in lines if l["type"] == "assistant" for b in l["message"]["content"] if b["type"] == "tool_use"}
         answered = {b["tool_use_id"] for l in lines if l["type"] == "user" for b in l["message"]["content"] if b["type"] == "tool_result"}
         assert used == answered == {"b1", "b2"}
-        transcript = next((Path(env["XDG_DATA_HOME"]) / "tui-agent" / "projects").glob("*/*/transcript.jsonl"))
+        transcript = next((Path(env["XDG_DATA_HOME"]) / "tui-agent" / "projects").glob("*/*.jsonl"))
         kinds = [json.loads(l)["type"] for l in transcript.read_text().splitlines()]
-        assert kinds == ["user", "assistant", "user", "result"]
+        # Claude Code's shape: a line per tool_use block, a line per result, the note, then our run end.
+        assert kinds == ["user", "assistant", "assistant", "user", "user", "user", "tui-agent-run"]
 
     def test_a_second_sigint_during_cleanup_kills_what_is_left_at_once(self, env, work):
         # The command ignores SIGTERM, so the first abort has to wait out the grace period.

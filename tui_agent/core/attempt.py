@@ -45,6 +45,11 @@ class Response:
     def has_tools(self) -> bool:
         return self.executor is not None and self.executor.has_tools
 
+    def meta(self) -> dict[str, Any]:
+        """What the transcript keeps of the response besides its blocks (Claude Code's envelope)."""
+        a = self.assembler
+        return {"id": a.message_id, "model": a.model, "stop_reason": a.stop_reason, "usage": a.usage}
+
 
 def _empty_assembler() -> MessageAssembler:
     noop = lambda *a: None  # noqa: E731

@@ -43,6 +43,7 @@ from .model import ModelClient
 from .permission_types import AskHandler, PermissionPolicy
 from .results import DEFAULT_MESSAGE_BUDGET, ResultStore
 from .session import Session
+from .session.memory_context import ProjectMemory
 from .stop_reasons import RESUME_PROMPT, SPLIT_THE_WORK, StopReasons, Verdict
 
 __all__ = ["Agent", "LoopOptions", "Totals", "INTERRUPT_NOTE", "normalize_for_api", "last_text", "default_system_prompt"]
@@ -88,6 +89,7 @@ class Agent:
         emit: Callable[[Event], None] = lambda e: None,
         demo: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        memory: ProjectMemory | None = None,
     ) -> None:
         self.model = model
         self.registry = registry
@@ -99,6 +101,8 @@ class Agent:
         self.emit = emit
         self.demo = demo
         self.clock = clock
+        self.memory = memory
+        """Project memory (CLAUDE.md...): a reminder in each request's first message, subdirectories' after tools."""
         self.history: list[dict[str, Any]] = []
         self.totals = Totals()
         self.num_requests = 0
@@ -139,9 +143,9 @@ class Agent:
         return self._executor.cancel_tool(tool_use_id) if self._executor else False
 
     # ----- history -----------------------------------------------------------------------------
-    def _append(self, message: dict[str, Any]) -> None:
+    def _append(self, message: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
         self.history.append(message)
-        self.session.append(message["role"], message=message)
+        self.session.append(message["role"], message=message, meta=meta)
 
     def record(self, message: dict[str, Any]) -> None:
         """Add a message to the history without a run (a `!` command the model should not answer)."""
@@ -166,6 +170,8 @@ class Agent:
         }
         if self.system_blocks():
             request["system"] = self.system_blocks()
+        if self.memory is not None:
+            self.memory.prepend(request["messages"])
         tools = self.registry.api_definitions()
         if tools:
             request["tools"] = tools
@@ -256,7 +262,7 @@ class Agent:
                     return end("aborted", f"{(signal.reason or 'interrupted by user').capitalize()}.")
                 message = {"role": "assistant", "content": response.content()}
                 if message["content"]:
-                    self._append(message)
+                    self._append(message, response.meta())
                     a = response.assembler
                     self.emit(AssistantMessageFinished(message, a.stop_reason, a.message_id, a.model, dict(a.usage)))
                 self._account(response)
@@ -312,7 +318,8 @@ class Agent:
         results: list[dict[str, Any]] = []
         if executor is not None and executor.has_tools:
             results = [r.to_api() for r in await executor.get_remaining_results()]
-        notes: list[str] = []
+        # A subdirectory's memory, loaded by this turn's file tools, comes right after the results.
+        notes: list[str] = self.memory.after_tools(message) if self.memory is not None and has_tools else []
         if verdict.action == "answer_cut_tool":
             if verdict.cut_tool_id is not None:
                 results = [r for r in results if r.get("tool_use_id") != verdict.cut_tool_id]

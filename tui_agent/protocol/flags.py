@@ -32,10 +32,6 @@ UNSUPPORTED: dict[str, str] = {
     "resume_drops_turn": "--resume-drops-turn",
     "session_mirror": "--session-mirror",
     "replay_user_messages": "--replay-user-messages",
-    # Until resume/continue/fork land in core/session (helper 12); then they go through build_agent.
-    "continue_session": "--continue",
-    "resume": "--resume",
-    "fork_session": "--fork-session",
 }
 
 # Session flags helper 12's resume/continue/fork work defines; declared here only when the parser lacks them.

@@ -67,7 +67,7 @@ class ProtocolOptions:
 
 
 class ProtocolSession:
-    def __init__(self, settings: AgentSettings, options: ProtocolOptions, channel: Channel, scripted: Any = None) -> None:
+    def __init__(self, settings: AgentSettings, options: ProtocolOptions, channel: Channel, scripted: Any = None, opened: Any = None) -> None:
         from ..factory import build_agent
 
         self.channel = channel
@@ -80,7 +80,7 @@ class ProtocolSession:
         self.mapper = MessageMapper("", partial_messages=options.partial_messages, permission_mode=lambda: self.policy.mode,
                                     api_key_source="ANTHROPIC_API_KEY" if settings.api_key else "none")
         asker = ProgramAsker(channel, lambda: self.policy, self._abort, channel.note) if options.ask_program else None
-        self.agent = build_agent(settings, emit=self.on_event, ask=asker, on_notice=lambda level, text: self.on_event(Notice.of(level, text)), scripted=scripted)
+        self.agent = build_agent(settings, emit=self.on_event, ask=asker, on_notice=lambda level, text: self.on_event(Notice.of(level, text)), scripted=scripted, opened=opened)
         self.policy = self.agent.policy  # the engine: modes and rules live here
         self.mapper.session_id = self.agent.session.id
         self.default_model = self.agent.model.config.model
@@ -273,6 +273,7 @@ def _block_reason(replies: list[dict[str, Any]], default: str) -> str:
     return "\n".join(str(r.get("reason") or r.get("stopReason") or "") for r in replies if r.get("reason") or r.get("stopReason")) or default
 
 
-async def run_protocol(settings: AgentSettings, options: ProtocolOptions) -> int:
-    """`tui-agent --input-format stream-json --output-format stream-json`: serve one program until stdin closes."""
-    return await ProtocolSession(settings, options, Channel()).run()
+async def run_protocol(settings: AgentSettings, options: ProtocolOptions, opened: Any = None) -> int:
+    """`tui-agent --input-format stream-json --output-format stream-json`: serve one program until stdin closes.
+    `opened` is the session --resume/--continue/--fork-session already opened (as for -p)."""
+    return await ProtocolSession(settings, options, Channel(), opened=opened).run()

@@ -90,8 +90,10 @@ class TuiAgentApp(App[int]):
         scripted: Any = None,
         clock: Clock = time.monotonic,
         initial_prompt: str | None = None,
+        opened: Any = None,
     ) -> None:
         super().__init__()
+        self._opened = opened
         self.settings = settings
         self.clock = clock
         self.batcher = EventBatcher(self.post_message)
@@ -156,6 +158,13 @@ class TuiAgentApp(App[int]):
     def _build_agent(self) -> None:
         # Building the agent imports every tool (~0.4 s, mostly the shell parser): after the first
         # frame, on the core's thread. Prompts sent meanwhile wait in the queue.
+        from .session_view import choose_session, show_opened
+
+        opened = choose_session(self)
+        if opened is None:
+            return  # the picker is open; it calls use_session with the choice
+        self._opened = opened
+        show_opened(self, opened)
         build = partial(
             build_agent,
             self.settings,
@@ -163,6 +172,7 @@ class TuiAgentApp(App[int]):
             on_notice=lambda level, text: self.batcher(Notice.of(level, text)),
             scripted=self._scripted,
             clock=self.clock,  # lane timers and event times on one clock (a fixed one in snapshots)
+            opened=opened,
         )
         self.runner.build(build, then=_warm_up).add_done_callback(lambda built: self.call_later(self._agent_built, built))
 
@@ -190,6 +200,12 @@ class TuiAgentApp(App[int]):
         if self.queued_prompts:
             self._start_run(self.queued_prompts.pop(0))
             self._show_queue()
+
+    def use_session(self, opened: Any) -> None:
+        """Carry on in `opened` (the picker's choice, /resume): a new agent on that session."""
+        self._opened = opened
+        self.ready = False
+        self._build_agent()
 
     def _note_keypress(self) -> None:
         if self.ready:
@@ -232,6 +248,10 @@ class TuiAgentApp(App[int]):
 
         if is_command_text(text):
             self.run_worker(self._run_command(text), exclusive=False, exit_on_error=False)
+        elif text.startswith("#") and text[1:].strip() and self.ready:
+            from .session_view import remember  # `# always use uv`: a line for CLAUDE.md
+
+            remember(self, text[1:])
         elif self.running or not self.ready:
             self.queued_prompts.append(text)
             self._show_queue()
@@ -426,12 +446,14 @@ def make_app(
     scripted: Any = None,
     clock: Clock = time.monotonic,
     initial_prompt: str | None = None,
+    opened: Any = None,
 ) -> TuiAgentApp:
-    """The app, with its agent built; tests pass a ScriptedModel and a fixed clock."""
-    return TuiAgentApp(settings, scripted=scripted, clock=clock, initial_prompt=initial_prompt)
+    """The app, with its agent built; tests pass a ScriptedModel and a fixed clock. `opened` is the
+    session the command line chose (resume, continue, fork); by default the settings' flags choose."""
+    return TuiAgentApp(settings, scripted=scripted, clock=clock, initial_prompt=initial_prompt, opened=opened)
 
 
-def run_app(settings: AgentSettings, initial_prompt: str | None = None) -> int:
-    app = make_app(settings, initial_prompt=initial_prompt)
+def run_app(settings: AgentSettings, initial_prompt: str | None = None, opened: Any = None) -> int:
+    app = make_app(settings, initial_prompt=initial_prompt, opened=opened)
     app.run()
     return app.return_code or 0

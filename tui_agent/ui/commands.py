@@ -101,6 +101,7 @@ async def _clear(app: App[Any], arg: str) -> None:
         warn(app, "The agent is working: wait for it or press Esc before /clear.")
         return
     agent.history.clear()
+    agent.session.start_over()
     # A new conversation has read nothing: edits must read their file again first.
     agent.context.read_state = FileReadState()
     clear = getattr(app, "clear_conversation", None)
@@ -160,6 +161,41 @@ async def _quit(app: App[Any], arg: str) -> None:
     await app.run_action("quit")
 
 
+async def _resume(app: App[Any], arg: str) -> None:
+    from .session_view import pick_in_app, switch_session
+
+    if arg:
+        await switch_session(app, arg)
+    else:
+        await pick_in_app(app)
+
+
+async def _rename(app: App[Any], arg: str) -> None:
+    if not arg:
+        warn(app, "Usage: /rename NAME")
+        return
+    runner = getattr(app, "runner", None)
+    if runner is not None:  # the transcript is written on the core's thread
+        runner.call(app.agent.session.set_name, arg)
+    else:
+        app.agent.session.set_name(arg)
+    say(app, f"Session renamed: {arg} (tui-agent -r {arg!r} resumes it)")
+
+
+async def _memory(app: App[Any], arg: str) -> None:
+    from .session_view import open_memory_file
+
+    await open_memory_file(app, arg)
+
+
+async def _init(app: App[Any], arg: str) -> None:
+    from .session_view import INIT_PROMPT
+
+    submit = getattr(app, "submit", None)
+    if callable(submit):
+        submit(INIT_PROMPT + (f"\n\nAlso: {arg}" if arg else ""))
+
+
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "/help", "list the commands", _help),
     SlashCommand("clear", "/clear", "clear the conversation (a new history)", _clear),
@@ -169,6 +205,10 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("permissions", "/permissions", "the rules in force; revoke this session's grants", _permissions),
     SlashCommand("mcp", "/mcp [list|reload|reconnect NAME]", "MCP servers: state, tools, errors; reconnect or reload", _mcp),
     SlashCommand("agents", "/agents", "the subagent types the Agent tool can start", _agents),
+    SlashCommand("resume", "/resume [id or name]", "resume another session (a picker without an argument)", _resume),
+    SlashCommand("rename", "/rename NAME", "name this session", _rename),
+    SlashCommand("memory", "/memory [N|project|user]", "the memory files read; open one in $EDITOR", _memory),
+    SlashCommand("init", "/init", "ask the agent to write or improve CLAUDE.md", _init),
     SlashCommand("quit", "/quit", "leave tui-agent", _quit, aliases=("exit",)),
 )
 

@@ -2,7 +2,8 @@
 
 The child Agent writes through this object exactly as the main one writes through its Session; each
 line is marked as Claude Code marks a subagent's lines (`isSidechain`, `agentId`) and carries the
-parent's Agent tool_use id, so resume can show it and a crash loses nothing finished.
+parent's Agent tool_use id, so resume can show it and a crash loses nothing finished. The side-chain
+has a parent chain of its own (see `Session.sidechain`), so the main conversation's chain stays whole.
 """
 
 from __future__ import annotations
@@ -15,27 +16,28 @@ class TranscriptWriter(Protocol):
     id: str
     dir: Path
 
-    def append(self, kind: Literal["user", "assistant", "system", "result"], *, message: dict[str, Any] | None = None, data: dict[str, Any] | None = None, **extra: Any) -> None: ...
+    def sidechain(self, **marks: Any) -> Any: ...
 
 
 class SidechainSession:
-    """The session as a child agent sees it: same id and folder, lines marked as its side-chain."""
+    """The session as a child agent sees it: same id, folder and file, lines marked as its side-chain."""
 
     def __init__(self, parent: TranscriptWriter, agent_id: str, parent_tool_use_id: str, agent_type: str) -> None:
         self.parent = parent
         self.id = parent.id
         self.dir = parent.dir
         self.agent_id = agent_id
-        self._marks = {
-            "isSidechain": True,
-            "agentId": agent_id,
-            "parent_tool_use_id": parent_tool_use_id,
-            "subagent_type": agent_type,
-        }
+        # A grandchild's marks win over ours: the line belongs to the innermost agent.
+        self._writer = parent.sidechain(
+            isSidechain=True, agentId=agent_id, parent_tool_use_id=parent_tool_use_id, subagent_type=agent_type,
+        )
+        self.transcript_path = getattr(self._writer, "transcript_path", None)
 
-    def append(self, kind: Literal["user", "assistant", "system", "result"], *, message: dict[str, Any] | None = None, data: dict[str, Any] | None = None, **extra: Any) -> None:
-        # A grandchild's marks (passed in `extra`) win over ours: the line belongs to the innermost agent.
-        self.parent.append(kind, message=message, data=data, **{**self._marks, **extra})
+    def sidechain(self, **marks: Any) -> Any:
+        return self._writer.sidechain(**marks)
+
+    def append(self, kind: Literal["user", "assistant", "system", "result"], *, message: dict[str, Any] | None = None, data: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> None:
+        self._writer.append(kind, message=message, data=data, meta=meta)
 
     def close(self) -> None:
         """The session belongs to the main agent: a child never closes it."""

@@ -1,0 +1,97 @@
+"""Placing memory where Claude Code places it, for the loop.
+
+Not in `system`: the first text block of the first user message is a `<system-reminder>` listing each
+file as `Contents of <absolute path> (<kind>):` in reading order, then the current date; the prompt is its
+own block. It is built once per session (a reminder that changed would break the prompt cache) and is
+never stored in the history, so a resumed session gets its files read afresh. A subdirectory's files
+arrive as a reminder right after the tool result that touched them (that one IS history).
+Claude Code's closing line ("this context may or may not be relevant...") is left out on purpose: it
+makes models ignore the user's instructions.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any, Callable
+
+from .memory import MemoryFile, MemoryReader
+
+HEADER = (
+    "As you answer the user's questions, you can use the following context:\n# claudeMd\n"
+    "Codebase and user instructions are shown below. Be sure to adhere to these instructions. IMPORTANT: "
+    "These instructions OVERRIDE any default behavior and you MUST follow them exactly as written."
+)
+WARN_CHARS = 40_000
+# Tools whose `file_path` makes the memory of the file's directories load (Claude Code: reads and edits).
+FILE_TOOLS = frozenset({"Read", "Edit", "MultiEdit", "Write", "NotebookEdit"})
+
+
+def render_startup(files: list[MemoryFile], today: date) -> str:
+    entries = [f"Contents of {f.path} ({f.label}):\n\n{f.content.strip()}" for f in files]
+    return "<system-reminder>\n" + HEADER + "\n\n" + "\n\n".join(entries) + f"\n# currentDate\nToday's date is {today.isoformat()}.\n</system-reminder>\n"
+
+
+def render_nested(files: list[MemoryFile]) -> str:
+    body = "\n\n".join(f"Contents of {f.path}:\n\n{f.content.strip()}" for f in files)
+    return f"<system-reminder>\n{body}\n</system-reminder>"
+
+
+class ProjectMemory:
+    """The session's memory: what was read, the reminder for the first message, lazy subdirectories."""
+
+    def __init__(self, cwd: Path, *, home: Path | None = None, managed: Path | None = None,
+                 on_notice: Callable[[str, str], None] | None = None, today: Callable[[], date] = date.today) -> None:
+        kwargs: dict[str, Any] = {"home": home}
+        if managed is not None:
+            kwargs["managed"] = managed
+        self.reader = MemoryReader(cwd, **kwargs)
+        self.on_notice = on_notice
+        self.today = today
+        self.startup_files: list[MemoryFile] = []
+        self.nested_files: list[MemoryFile] = []
+        self._reminder: str | None = None
+        self._warned = False
+
+    @property
+    def files(self) -> list[MemoryFile]:
+        """Every file read so far, in order (/memory lists them)."""
+        return self.startup_files + self.nested_files
+
+    def load(self) -> list[MemoryFile]:
+        """Read the start-up files."""
+        self.startup_files = self.reader.startup()
+        self._reminder = None
+        self._check_size()
+        return self.startup_files
+
+    def _check_size(self) -> None:
+        total = sum(len(f.content) for f in self.files)
+        if total > WARN_CHARS and not self._warned and self.files:
+            self._warned = True
+            biggest = max(self.files, key=lambda f: len(f.content))
+            if self.on_notice is not None:
+                self.on_notice("warning", f"Memory files total {total:,} characters (over {WARN_CHARS:,}); the largest is {biggest.path} ({len(biggest.content):,}). Large memory costs context on every request.")
+
+    # ----- the loop's seams ---------------------------------------------------------------------
+    def prepend(self, messages: list[dict[str, Any]]) -> None:
+        """Put the reminder first in the first user message of a request (not in the history)."""
+        if self._reminder is None:
+            self._reminder = render_startup(self.startup_files, self.today()) if self.startup_files else ""
+        if self._reminder and messages and messages[0]["role"] == "user":
+            messages[0]["content"].insert(0, {"type": "text", "text": self._reminder})
+
+    def after_tools(self, assistant_message: dict[str, Any]) -> list[str]:
+        """Text to send after this turn's tool results: the memory of subdirectories its file tools
+        touched for the first time."""
+        found: list[MemoryFile] = []
+        for block in assistant_message.get("content", []):
+            if block.get("type") == "tool_use" and block.get("name") in FILE_TOOLS:
+                path = (block.get("input") or {}).get("file_path")
+                if isinstance(path, str) and path:
+                    found.extend(self.reader.below(Path(path)))
+        if not found:
+            return []
+        self.nested_files.extend(found)
+        self._check_size()
+        return [render_nested(found)]
