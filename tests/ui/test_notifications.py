@@ -83,7 +83,7 @@ async def test_preferred_channel_and_the_notification_hook(project: Path, tmp_pa
     payload = json.loads(out.read_text())
     assert payload["hook_event_name"] == "Notification" and payload["message"] == "tui-agent is waiting for your input"
     assert payload["notification_type"] == "idle_prompt" and payload["cwd"] == str(project)
-    assert payload["session_id"] == app.agent.session.id and payload["transcript_path"].endswith("transcript.jsonl")
+    assert payload["session_id"] == app.agent.session.id and payload["transcript_path"].endswith(f"{app.agent.session.id}.jsonl")
     (project / ".claude" / "settings.json").write_text(json.dumps({"preferredNotifChannel": "none"}))
     written, _ = await run_long_turn(project)
     assert written == []
@@ -101,10 +101,7 @@ async def test_a_permission_ask_waiting_notifies(project: Path, monkeypatch) -> 
         await until(pilot, lambda: bool(written), timeout=30)
         assert app.notifier.sent == ["tui-agent needs your permission to use Bash"]
         assert "\x1b]9;tui-agent needs your permission to use Bash\x07" in written[0]
-        dialog = app.asker.dialog
-        await until(pilot, lambda: not dialog.query_one("#dialog").has_class("-guarded"), timeout=60)
-        await pilot.press("n")  # denied: the run goes on and ends
-        await until_idle(pilot, app, timeout=60)
+        assert len(written) == 1  # one notification per ask, not one per poll
 
 
 def test_escapes_inside_tmux_use_its_passthrough() -> None:
