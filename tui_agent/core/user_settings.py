@@ -29,7 +29,12 @@ def read_setting(policy: Any, key: str, default: Any = None) -> Any:
 
 def hook_commands(policy: Any, event: str) -> list[tuple[str, float | None]]:
     """(command, timeout seconds) of every `hooks.<event>` command hook, in file order."""
-    out: list[tuple[str, float | None]] = []
+    return [(command, timeout) for _matcher, command, timeout, _source in hook_entries(policy, event)]
+
+
+def hook_entries(policy: Any, event: str) -> list[tuple[str, str, float | None, str]]:
+    """(matcher, command, timeout seconds, settings file) of every `hooks.<event>` command hook, in file order."""
+    out: list[tuple[str, str, float | None, str]] = []
     for path in settings_paths(policy):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -37,8 +42,10 @@ def hook_commands(policy: Any, event: str) -> list[tuple[str, float | None]]:
             continue
         groups = data.get("hooks", {}).get(event, []) if isinstance(data, dict) and isinstance(data.get("hooks"), dict) else []
         for group in groups if isinstance(groups, list) else []:
+            matcher = group.get("matcher") if isinstance(group, dict) else None
             for hook in group.get("hooks", []) if isinstance(group, dict) else []:
                 if isinstance(hook, dict) and hook.get("type") == "command" and isinstance(hook.get("command"), str):
                     timeout = hook.get("timeout")
-                    out.append((hook["command"], float(timeout) if isinstance(timeout, (int, float)) else None))
+                    out.append((matcher if isinstance(matcher, str) else "", hook["command"],
+                                float(timeout) if isinstance(timeout, (int, float)) else None, str(path)))
     return out

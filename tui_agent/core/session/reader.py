@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..context.pruning import apply_records
 from .lines import MessageLine
 
 
@@ -246,6 +247,7 @@ def rebuild(lines: list[dict[str, Any]], bad_lines: int = 0) -> Conversation:
             conv.name = line["summary"]
         if not conv.session_id and isinstance(line.get("sessionId"), str):
             conv.session_id = line["sessionId"]
+    apply_records(lines, results)
     builder = _Builder(results, conv)
     for line in chain:
         builder.add(line)
