@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable, TypeVar
 
 from ..abort import AbortSignal
 from ..attempt import sleep_or_abort
@@ -31,6 +31,23 @@ from .window import OUTPUT_RESERVE_CAP
 
 if TYPE_CHECKING:
     from ..loop import Agent
+
+T = TypeVar("T")
+
+
+async def until_aborted(coro: Awaitable[T], signal: AbortSignal) -> T | None:
+    """`coro`'s result, or None when the signal aborted it first (it is cancelled: a hook's process dies)."""
+    task = asyncio.ensure_future(coro)
+    remove = signal.on_abort(lambda _r: task.cancel())
+    try:
+        return await task
+    except asyncio.CancelledError:
+        if not signal.aborted:
+            task.cancel()
+            raise
+        return None
+    finally:
+        remove()
 
 
 @dataclass(slots=True)
@@ -108,12 +125,12 @@ class Compaction:
             return event
 
         session = agent.session
-        verdict = await run_pre_compact_hooks(
+        verdict = await until_aborted(run_pre_compact_hooks(
             agent.policy, trigger="manual" if self.trigger == "manual" else "auto", custom_instructions=self.instructions,
             session_id=session.id, transcript_path=session.transcript_path, cwd=agent.workspace.root,
             on_notice=lambda level, text: agent.emit(Notice.of(level, text)),
-        )
-        if signal.aborted:
+        ), signal)
+        if verdict is None or signal.aborted:
             return finish("aborted", "Compaction interrupted by user: the conversation is as it was.")
         if verdict.blocked:
             return finish("blocked", f"A PreCompact hook blocked the compaction: {verdict.reason}")
