@@ -155,7 +155,8 @@ class Compaction:
         metas: list[dict[str, Any] | None] = [None] * len(kept)
         text = continuation_text(summary, agent.session.transcript_path, resume_directly=self.trigger != "manual")
         carried = carryover(history, agent.context.services.get("todos"), whole=not kept)
-        first = {"role": "user", "content": [{"type": "text", "text": text}, *carried.blocks]}
+        # As a resume reads it back: the summary line's string, joined by the carried blocks' line.
+        first = {"role": "user", "content": [{"type": "text", "text": text}, *carried.blocks] if carried.blocks else text}
         history[:] = [first, *kept]
         agent.context.read_state = read_state_for(carried.files)
         if agent.memory is not None:

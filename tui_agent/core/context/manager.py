@@ -115,7 +115,7 @@ class ContextManager:
         sent, maximum = limit
         t = self.thresholds()
         scale = sent / max(1, request_tokens(request))
-        kept = keep_count(self.agent.history, self._tail_budget(t, maximum, scale), scale)
+        kept = keep_count(self.agent.history, self._tail_budget(t, maximum, scale))
         if kept is None:
             return ("prompt_too_long", f"{error}. {TOO_LONG_HINT}")
         history = self.agent.history

@@ -36,14 +36,14 @@ def target_tokens(t: Thresholds, maximum: int | None = None) -> int:
     return min(t.autocompact, window - OUTPUT_RESERVE_CAP - AUTOCOMPACT_BUFFER)
 
 
-def keep_count(history: list[dict[str, Any]], budget: int, scale: float = 1.0) -> int | None:
-    """How many of the newest messages to keep verbatim: as many as fit in `budget` tokens (estimates
-    times `scale`), starting at an assistant message after the first message; None when none fit or
+def keep_count(history: list[dict[str, Any]], budget: int) -> int | None:
+    """How many of the newest messages to keep verbatim: as many as fit in `budget` tokens (our
+    estimate), starting at an assistant message after the first message; None when none fit or
     nothing would be left to summarise."""
-    total = 0.0
+    total = 0
     best: int | None = None
     for i in range(len(history) - 1, 0, -1):
-        total += message_tokens(history[i]) * scale
+        total += message_tokens(history[i])
         if total > budget:
             break
         if history[i].get("role") == "assistant" and history[i - 1].get("role") == "user":
