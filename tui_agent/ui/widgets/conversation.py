@@ -104,7 +104,7 @@ class Conversation:
         if isinstance(event, CompactionStarted):
             self._end_text()
             what = "Compacting conversation" if event.trigger == "manual" else "Context nearly full: compacting conversation"
-            self._compacting = NoticeLine("retry", f"{what} ({event.pre_tokens / 1000:.1f}k tokens)… esc to interrupt")
+            self._compacting = NoticeLine("retry", f"{what} ({event.pre_tokens / 1000:.1f}k tokens)…")
             self._compacting_head = self._compacting.text
             self.transcript.add(self._compacting, now=True)
             return
