@@ -156,6 +156,10 @@ class ResultStore:
             path.write_text(text, encoding="utf-8")
         return path
 
+    def keep_only(self, tool_use_ids: set[str]) -> None:
+        """Forget the decisions about results no longer in the history (after a compaction)."""
+        self._frozen = {k: v for k, v in self._frozen.items() if k in tool_use_ids}
+
     def refreeze(self, tool_use_id: str, content: str) -> None:
         """The model sees `content` for this result from now on (a pruning: one decided change)."""
         self._frozen[tool_use_id] = content

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 
 def settings_paths(policy: Any) -> list[Path]:
@@ -25,6 +25,19 @@ def read_setting(policy: Any, key: str, default: Any = None) -> Any:
         if isinstance(data, dict) and key in data:
             value = data[key]
     return value
+
+
+def settings_reader(policy: Any) -> Callable[[str, Any], Any]:
+    """`read(key, default)` over the settings files as they are now, each file read once (not per key)."""
+    merged: dict[str, Any] = {}
+    for path in settings_paths(policy):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            merged.update(data)
+    return lambda key, default=None: merged.get(key, default)
 
 
 def hook_commands(policy: Any, event: str) -> list[tuple[str, float | None]]:

@@ -44,7 +44,7 @@ async def test_one_effective_compaction_resets_the_count(make_harness, monkeypat
 
 
 async def test_old_large_results_are_pruned_once_to_stubs_naming_the_file_with_the_full_output(make_harness) -> None:
-    outputs = [f"output-{i}-" + chr(ord("a") + i) * 8_000 for i in range(6)]
+    outputs = [f"output-{i}-" + chr(ord("a") + i) * 30_000 for i in range(6)]  # 7.5k tokens each: three free a tenth of 167k
     turns = [read_turn(outputs[i], 20_000, tool_id=f"toolu_{i}") for i in range(5)]
     turns += [read_turn(outputs[5], 140_000, tool_id="toolu_5"), Reply([Text("pruned?")], input_tokens=130_000), Reply([Text("again")], input_tokens=131_000)]
     handler, seen = conversation(turns)

@@ -159,6 +159,7 @@ class Compaction:
         first = {"role": "user", "content": [{"type": "text", "text": text}, *carried.blocks] if carried.blocks else text}
         history[:] = [first, *kept]
         agent.context.read_state = read_state_for(carried.files)
+        agent.results.keep_only({b.get("tool_use_id") for m in kept if not isinstance(m["content"], str) for b in m["content"] if b.get("type") == "tool_result"})
         if agent.memory is not None:
             agent.memory.reload()
         manager = agent.context_manager

@@ -17,7 +17,7 @@ from ..abort import AbortSignal
 from ..events import CompactionFinished, ContextUpdated, Notice
 from ..history import INTERRUPT_NOTE
 from ..model import ModelError
-from ..user_settings import read_setting
+from ..user_settings import settings_reader
 from .compaction import Compaction
 from .pruning import prune_old_results
 from .recovery import TOO_LONG_HINT, keep_count, parse_limit, target_tokens
@@ -51,8 +51,7 @@ class ContextManager:
     # ----- measuring ---------------------------------------------------------------------------
     def thresholds(self) -> Thresholds:
         """Read at the moment (an edit of the settings applies from the next request on)."""
-        policy = self.agent.policy
-        return thresholds(self.agent.model.config.model, read=lambda key, default: read_setting(policy, key, default))
+        return thresholds(self.agent.model.config.model, read=settings_reader(self.agent.policy))
 
     def overhead(self) -> int:
         """What every request carries besides the history: system prompt, tool definitions, memory."""
@@ -97,7 +96,7 @@ class ContextManager:
         t = self.thresholds()
         used = self.used()
         if t.prune_enabled and used > t.prune:
-            used = self.prune() or used
+            used = self.prune(t.autocompact // 10) or used
         if not t.autocompact_enabled or self.breaker_open or used <= t.autocompact or not self._has_turns():
             return None
         finished = await self._compaction("auto", used, t).run(signal)
@@ -166,9 +165,9 @@ class ContextManager:
         kept = keep_count(history, self._tail_budget(t, None, 1.0)) or 0
         return Compaction(self.agent, trigger, used, instructions, head=history[: len(history) - kept], kept=kept)
 
-    def prune(self) -> int | None:
+    def prune(self, min_saving: int) -> int | None:
         """Prune old results in one step; the context size after it (None when nothing was worth it)."""
-        pruned = prune_old_results(self.agent)
+        pruned = prune_old_results(self.agent, min_saving)
         if pruned is None:
             return None
         self.meter.reset()

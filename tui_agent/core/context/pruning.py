@@ -2,8 +2,8 @@
 than the last few turns) becomes a one-line stub naming the file under the session's `tool-results/`
 where the full output is kept, so the model can Read it again.
 
-All eligible results are pruned in one step, and only when it frees a worthwhile amount, so the prompt
-cache breaks once rather than every turn. The step is a transcript line of ours (`context_pruned`,
+All eligible results are pruned in one step, and only when it frees a worthwhile amount (a tenth of
+the compaction threshold), so the prompt cache breaks once in a while rather than every turn. The step is a transcript line of ours (`context_pruned`,
 with each stub) that a resume applies again, and a Notice on screen.
 """
 
@@ -62,11 +62,12 @@ def _candidates(history: list[dict[str, Any]]) -> list[tuple[int, int, dict[str,
     return found
 
 
-def prune_old_results(agent: "Agent") -> Pruned | None:
-    """Prune every eligible result at once (None when it would free too little to be worth a cache break)."""
+def prune_old_results(agent: "Agent", min_saving: int = MIN_SAVING_TOKENS) -> Pruned | None:
+    """Prune every eligible result at once (None when it would free less than `min_saving` tokens: not
+    worth breaking the prompt cache for)."""
     history = agent.history
     candidates = _candidates(history)
-    if sum(block_tokens(b) for _, _, b in candidates) < MIN_SAVING_TOKENS:
+    if sum(block_tokens(b) for _, _, b in candidates) < max(MIN_SAVING_TOKENS, min_saving):
         return None
     pruned = Pruned()
     for i, j, block in candidates:
