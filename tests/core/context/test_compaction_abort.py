@@ -10,7 +10,7 @@ import json
 import random
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, TypeVar
 
 from tests.core.context.scripts import conversation, read_turn, summary_reply
 from tests.core.support import assert_history_valid, sample_tools
@@ -20,6 +20,7 @@ from tui_agent.core.history import INTERRUPT_NOTE
 from tui_agent.providers.scripted import Reply, Text, fault
 
 OLD = "o" * 8_000
+T = TypeVar("T")
 
 
 def _hook_settings(tmp_path: Path, tag: str) -> Path:
@@ -27,6 +28,17 @@ def _hook_settings(tmp_path: Path, tag: str) -> Path:
     command = f"sleep 0.05 # {tag}\ncat > /dev/null"
     settings.write_text(json.dumps({"hooks": {"PreCompact": [{"matcher": "manual|auto", "hooks": [{"type": "command", "command": command}]}]}}))
     return settings
+
+
+async def counting(counter: _StepCounter, work: Awaitable[T]) -> T:
+    """`work`, with every task it creates counting its await points in `counter`."""
+    loop = asyncio.get_running_loop()
+    previous = loop.get_task_factory()
+    loop.set_task_factory(counting_task_factory(counter))
+    try:
+        return await asyncio.wait_for(work, 60)
+    finally:
+        loop.set_task_factory(previous)
 
 
 def _boundaries(h: Any) -> int:
@@ -42,7 +54,6 @@ async def _manual(make_harness, tmp_path: Path, step: int | None) -> dict[str, A
     assert (await h.agent.run("first")).reason == "completed"
     before = copy.deepcopy(h.agent.history)
     objects = list(h.agent.history)
-    loop = asyncio.get_running_loop()
     aborted = []
 
     def abort() -> None:
@@ -51,12 +62,7 @@ async def _manual(make_harness, tmp_path: Path, step: int | None) -> dict[str, A
             h.agent.abort()
 
     counter = _StepCounter(step, abort)
-    previous = loop.get_task_factory()
-    loop.set_task_factory(counting_task_factory(counter))
-    try:
-        finished = await asyncio.wait_for(h.agent.compact("keep the widget"), 60)
-    finally:
-        loop.set_task_factory(previous)
+    finished = await counting(counter, h.agent.compact("keep the widget"))
     await h.agent.close()
     return {"h": h, "finished": finished, "before": before, "objects": objects, "steps": counter.steps, "aborted": bool(aborted and aborted[0]), "tag": tag}
 
@@ -108,14 +114,8 @@ async def _auto(make_harness, step: int | None) -> dict[str, Any]:
             snapshot.append(copy.deepcopy(h.agent.history))
             h.agent.abort()
 
-    loop = asyncio.get_running_loop()
     counter = _StepCounter(step, abort)
-    previous = loop.get_task_factory()
-    loop.set_task_factory(counting_task_factory(counter))
-    try:
-        ended = await asyncio.wait_for(h.agent.run("go"), 60)
-    finally:
-        loop.set_task_factory(previous)
+    ended = await counting(counter, h.agent.run("go"))
     await h.agent.close()
     return {"h": h, "ended": ended, "steps": counter.steps, "snapshot": snapshot}
 
