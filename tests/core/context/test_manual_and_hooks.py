@@ -9,6 +9,7 @@ from tests.core.context.scripts import SUMMARY, conversation, custom_instruction
 from tests.core.support import assert_history_valid, sample_tools
 from tui_agent.core.context.summary import CONTINUED, RESUME_DIRECTLY
 from tui_agent.core.events import CompactionFinished, ContextUpdated
+from tui_agent.core.session import load
 from tui_agent.providers.scripted import Reply, Text
 
 OLD = "o" * 8_000
@@ -26,6 +27,8 @@ async def test_compact_with_instructions_sends_them_and_starts_the_history_over(
     assert first.startswith(CONTINUED) and RESUME_DIRECTLY not in first, "after /compact the person speaks next"
     assert len(h.agent.history) == 1
     assert h.of(ContextUpdated)[-1].cause == "compaction"
+    resumed = load(h.agent.session.transcript_path)
+    assert resumed.history == h.agent.history and not resumed.ended_mid_turn
     await h.agent.run("second prompt")
     texts = request_texts(seen["turns"][-1])
     assert any(t.startswith(CONTINUED) for t in texts) and "second prompt" in texts

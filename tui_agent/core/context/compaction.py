@@ -111,6 +111,9 @@ class Compaction:
         ask = {"role": "user", "content": [{"type": "text", "text": instruction(self.instructions)}]}
         request = agent.build_request([*head, ask])
         request["max_tokens"] = min(agent.model.config.max_tokens, OUTPUT_RESERVE_CAP)
+        budget = (request.get("thinking") or {}).get("budget_tokens")
+        if isinstance(budget, int):  # the API wants max_tokens above a thinking budget
+            request["max_tokens"] = max(request["max_tokens"], budget + OUTPUT_RESERVE_CAP)
         return request
 
     async def run(self, signal: AbortSignal) -> CompactionFinished:

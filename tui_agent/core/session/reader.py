@@ -260,6 +260,8 @@ def rebuild(lines: list[dict[str, Any]], bad_lines: int = 0) -> Conversation:
         conv.repairs.append(f"{bad_lines} unreadable line(s) skipped (a line cut off when the session ended, or not JSON).")
     if not conv.ended_mid_turn:
         conv.ended_mid_turn = _ended_mid_turn(lines, conv)
+    if conv.compacted and len(conv.history) == 1 and (chain[0].get("compactMetadata") or {}).get("trigger") == "manual":
+        conv.ended_mid_turn = False  # a /compact with no prompt after it: nothing was left unanswered
     return conv
 
 
