@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import Field
 
 from tests.core.context.scripts import SUMMARY, conversation, read_turn, request_texts, summary_reply
 from tests.core.support import assert_history_valid, sample_tools
@@ -14,7 +16,8 @@ from tui_agent.core.context.pruning import PRUNED_PREFIX
 from tui_agent.core.context.summary import CONTINUED
 from tui_agent.core.events import CompactionFinished, ContextUpdated, Notice
 from tui_agent.core.session import load
-from tui_agent.providers.scripted import Reply, Text, fault
+from tui_agent.providers.scripted import Reply, Text, ToolUse, fault
+from tui_agent.tools.base import Tool, ToolInput, ToolOutput
 
 
 async def test_three_compactions_that_do_not_get_under_the_threshold_stop_automatic_compaction(make_harness, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,3 +110,41 @@ async def test_still_too_long_after_recovery_ends_with_prompt_too_long_naming_co
     assert "/compact" in ended.detail and "/clear" in ended.detail
     assert len(seen["summaries"]) == 1
     assert_history_valid(h.agent.history)
+
+
+class BigInput(ToolInput):
+    n: int = Field(description="how many characters")
+    tag: str = Field(description="what to repeat")
+
+
+class Big(Tool[BigInput]):
+    """A read-only tool whose output is far over the persisting limit (a huge log)."""
+
+    name = "Big"
+    description = "Return n characters."
+    Input = BigInput
+
+    def is_read_only(self, input: BigInput) -> bool:
+        return True
+
+    async def call(self, input: BigInput, ctx: Any) -> ToolOutput:
+        return ToolOutput((input.tag * input.n)[: input.n])
+
+
+async def test_pruning_points_at_the_file_the_results_budget_already_wrote(make_harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "10")  # compaction at 18k, pruning at 14.4k
+    turns = [Reply([ToolUse("Big", {"n": 120_000, "tag": f"{i}-"}, id=f"toolu_{i}")], input_tokens=1_000) for i in range(13)]
+    turns += [Reply([ToolUse("Big", {"n": 120_000, "tag": "13-"}, id="toolu_13")], input_tokens=15_000), Reply([Text("done")], input_tokens=4_000)]
+    handler, seen = conversation(turns)
+    h = make_harness(handler, tools=[Big()])
+    await h.agent.run("go")
+    assert not seen["summaries"]
+    last = seen["turns"][-1]
+    results = {b["tool_use_id"]: b["content"] for m in last["messages"] if not isinstance(m["content"], str) for b in m["content"] if b.get("type") == "tool_result"}
+    folder = h.agent.session.dir / "tool-results"
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"toolu_{i}.txt" for i in range(14)), "no second copy"
+    for i in range(11):
+        assert results[f"toolu_{i}"].startswith(PRUNED_PREFIX) and "120,000 characters" in results[f"toolu_{i}"]
+        assert str(folder / f"toolu_{i}.txt") in results[f"toolu_{i}"]
+        assert (folder / f"toolu_{i}.txt").read_text() == (f"{i}-" * 120_000)[:120_000]
+    assert all(results[f"toolu_{i}"].startswith("<persisted-output>") for i in range(11, 14))
