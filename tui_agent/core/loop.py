@@ -252,7 +252,7 @@ class Agent:
                     return end("max_turns", f"Reached the maximum number of turns ({self.options.max_turns}).")
                 stop = await self.context_manager.before_request(signal)
                 if stop is not None:
-                    return end(*stop)  # type: ignore[arg-type]
+                    return end(*stop)
                 turns += 1
                 self.num_requests += 1
                 self.emit(TurnStarted(turns))
@@ -267,7 +267,7 @@ class Agent:
                     stop = await self.context_manager.after_error(response.error, request, signal)
                     if stop is None:
                         continue  # recovered (the oldest part compacted): the request goes again
-                    return end(*stop)  # type: ignore[arg-type]
+                    return end(*stop)
                 verdict = self._judge(stops, response, signal)
                 if verdict.action == "retry_raised":
                     # The cut response is not kept: nothing of it ran with effects (judged above).

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..abort import AbortSignal
-from ..events import CompactionFinished, ContextUpdated, Notice
+from ..events import CompactionFinished, ContextUpdated, EndReason, Notice
 from ..history import INTERRUPT_NOTE
 from ..model import ModelError
 from ..user_settings import settings_reader
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..loop import Agent
 
 Cause = Literal["response", "compaction", "pruning", "estimate"]
-Stop = tuple[str, str]
+Stop = tuple[EndReason, str]
 """(end reason, detail) for the loop to end the run with."""
 MAX_INEFFECTIVE = 3
 ABORTED: Stop = ("aborted", "Interrupted by user during compaction; the conversation is as it was.")
