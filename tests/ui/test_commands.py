@@ -219,8 +219,9 @@ async def test_commands_typed_in_the_prompt(app: Harness) -> None:
 async def test_palette_provider_finds_and_runs_commands(app: Harness) -> None:
     async with app.run_test():
         provider = SlashCommandsProvider(app.screen)
-        found = [hit async for hit in provider.search("cost")]
-        assert [str(h.text) for h in found] == ["/cost"]
+        found = sorted([hit async for hit in provider.search("cost")], key=lambda h: h.score, reverse=True)
+        assert str(found[0].text) == "/cost", "the best match first (the palette orders by score)"
+        assert "/cost" not in [str(h.text) for h in found[1:]]
         discovered = [str(h.text) for h in [hit async for hit in provider.discover()]]
         assert discovered == [c.usage for c in COMMANDS]
         await found[0].command()
