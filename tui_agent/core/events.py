@@ -191,6 +191,72 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class ContextUpdated:
+    """How full the context is (tokens, `core.context.tokens`), emitted after each response, compaction
+    and pruning, and when a session opens: what the status line's meter and `/context` show."""
+
+    used: int
+    window: int
+    threshold: int
+    """Automatic compaction happens before a request whose context would pass this."""
+    prune_threshold: int
+    """Old tool results are pruned above this."""
+    model: str
+    cause: Literal["response", "compaction", "pruning", "estimate"] = "response"
+    auto_compact: bool = True
+    """False when automatic compaction is off (autoCompactEnabled, DISABLE_AUTO_COMPACT)."""
+
+    @property
+    def left_until_compaction(self) -> float:
+        """The share (0..1) of the way to automatic compaction that is still free."""
+        return max(0.0, min(1.0, (self.threshold - self.used) / self.threshold)) if self.threshold > 0 else 0.0
+
+    @property
+    def share_of_window(self) -> float:
+        return self.used / self.window if self.window > 0 else 0.0
+
+
+CompactionTrigger = Literal["auto", "manual", "recovery"]
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionStarted:
+    """A compaction turn began: the conversation is being summarised (show it with a timer)."""
+
+    trigger: CompactionTrigger
+    pre_tokens: int
+    t: float
+    instructions: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionProgress:
+    """A piece of the summary arrived (`chars` so far, for a live count)."""
+
+    text: str
+    chars: int
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionFinished:
+    """The compaction turn ended. `outcome`: compacted (the history now starts with the summary),
+    aborted (ESC: the history is as it was), blocked (a PreCompact hook), failed (`detail` says why)."""
+
+    trigger: CompactionTrigger
+    outcome: Literal["compacted", "aborted", "blocked", "failed"]
+    pre_tokens: int
+    post_tokens: int
+    t_start: float
+    t_end: float
+    summary: str = ""
+    detail: str = ""
+
+    @property
+    def duration(self) -> float:
+        return max(0.0, self.t_end - self.t_start)
+
+
+@dataclass(frozen=True, slots=True)
 class LoopEnded:
     """The run ended; the reason is always explicit."""
 
@@ -271,6 +337,10 @@ Event = (
     | UsageUpdated
     | Retrying
     | Notice
+    | ContextUpdated
+    | CompactionStarted
+    | CompactionProgress
+    | CompactionFinished
     | LoopEnded
     | SubagentStarted
     | SubagentFinished

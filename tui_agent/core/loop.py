@@ -27,8 +27,10 @@ from ..tools.validation import tool_use_error
 from .abort import AbortSignal
 from .accounting import Totals
 from .attempt import CUT_NOTE, Response, ResponseStreamer
+from .context.manager import ContextManager
 from .events import (
     AssistantMessageFinished,
+    ContextUpdated,
     EndReason,
     Event,
     LoopEnded,
@@ -115,6 +117,8 @@ class Agent:
         self._executor: StreamingToolExecutor | None = None
         self.thinking = ThinkingState()
         """Extended thinking: the flags' choice, switched by the app's toggle for the next run."""
+        self.context_manager = ContextManager(self)
+        """Token accounting against the model's window; compaction and pruning (core/context)."""
 
     # ----- commands from the UI / headless driver --------------------------------------------
     def abort(self, reason: str = "interrupted by user") -> None:
@@ -141,6 +145,10 @@ class Agent:
             await stop_watching()
         await self.model.close()
         self.session.close()
+
+    def context_size(self) -> ContextUpdated:
+        """How full the context is now (tokens), without a request."""
+        return self.context_manager.size()
 
     def cancel_tool(self, tool_use_id: str) -> bool:
         return self._executor.cancel_tool(tool_use_id) if self._executor else False
@@ -351,3 +359,4 @@ class Agent:
         update = self.totals.add(assembler.model or self.model.config.model, assembler.usage)
         if update is not None:
             self.emit(update)
+        self.context_manager.after_response(assembler.usage)
