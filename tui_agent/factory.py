@@ -12,7 +12,8 @@ from .core.model import ModelClient, ModelConfig
 from .core.permission_types import PERMISSION_MODES, AskHandler, PermissionPolicy
 from .core.session import OpenedSession, open_session
 from .core.session.memory_context import ProjectMemory
-from .core.thinking import ThinkingChoice, ThinkingError, ThinkingState, always_thinking_setting, choose
+from .core.thinking import ThinkingChoice, ThinkingError, ThinkingState, choose
+from .core.user_settings import read_setting
 from .core.tool_hooks import add_post_tool_use_hook
 from .tools.base import Workspace
 from .tools.registry import ToolRegistry, default_tools
@@ -131,13 +132,13 @@ def build_agent(
 def thinking_choice(settings: AgentSettings, policy: Any, tell: Callable[[str, str], None]) -> ThinkingChoice:
     """Extended thinking as the flags, MAX_THINKING_TOKENS and settings `alwaysThinkingEnabled` ask
     (a bad value is named and thinking stays off)."""
-    sources = getattr(getattr(policy, "settings", None), "sources", [])
+    always = read_setting(policy, "alwaysThinkingEnabled")
     try:
         return choose(
             thinking=settings.thinking,
             max_thinking_tokens=settings.max_thinking_tokens,
             display=settings.thinking_display,
-            always_enabled=always_thinking_setting(s.path for s in sources),
+            always_enabled=always if isinstance(always, bool) else None,
         )
     except ThinkingError as exc:
         tell("warning", f"Extended thinking is off: {exc}")

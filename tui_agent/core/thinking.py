@@ -16,12 +16,10 @@ A budget under the API's minimum of 1,024 is raised to it instead of being sent 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Iterable, Literal, Mapping
+from typing import Any, Literal, Mapping
 
 from .stop_reasons import output_maximum
 
@@ -98,21 +96,6 @@ def choose(
     if always_enabled is not None:
         return ThinkingChoice(always_enabled, display=display, source="settings")
     return ThinkingChoice(False, display=display)
-
-
-def always_thinking_setting(paths: Iterable[Path]) -> bool | None:
-    """`alwaysThinkingEnabled` from the settings files, lowest precedence first (the last that sets it
-    wins). A file that cannot be read is skipped here: the permission engine already reports it."""
-    found: bool | None = None
-    for path in paths:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        value = data.get("alwaysThinkingEnabled") if isinstance(data, dict) else None
-        if isinstance(value, bool):
-            found = value
-    return found
 
 
 class ThinkingState:
