@@ -177,7 +177,9 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
     try:
         if not await start_mcp_servers(agent, printer, mcp_start):
             return SIGNAL_EXIT[received[0]]
-        ended = await run_prompt(agent, prompt)
+        from .core.context.report import context_command, is_context_command
+
+        ended = context_command(agent) if is_context_command(prompt) else await run_prompt(agent, prompt)
     finally:
         for signum in SIGNAL_EXIT:
             loop.remove_signal_handler(signum)

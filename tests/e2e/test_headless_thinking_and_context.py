@@ -32,3 +32,15 @@ def test_max_thinking_tokens_reaches_the_request_and_thinking_blocks_go_back_unc
 def test_a_negative_budget_is_a_clear_error(env, work):  # noqa: F811
     proc = run_cli(["-p", "hi", "--max-thinking-tokens", "-5"], env, work)
     assert proc.returncode == 2 and "--max-thinking-tokens must not be negative" in proc.stderr
+
+
+def test_p_context_prints_the_breakdown_without_asking_the_model(env, work):  # noqa: F811
+    (work / "CLAUDE.md").write_text("Use tabs.\n" * 50)
+    with serve([], env) as server:
+        proc = run_cli(["-p", "/context", "--output-format", "json"], env, work)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert result["num_turns"] == 0 and server.model.requests == []
+    text = result["result"]
+    assert text.startswith("## Context Usage") and "| System prompt |" in text and "| Autocompact buffer |" in text
+    assert str(work / "CLAUDE.md") in text
