@@ -88,13 +88,21 @@ class ContextBreakdown:
         }
 
 
+def shorten(text: str, room: int) -> str:
+    """`text` in at most `room` characters: a path keeps its end (the file's name), anything else its start."""
+    if len(text) <= room:
+        return text
+    if text.startswith(("/", "~")) or (len(text) > 2 and text[1] == ":" and text[2] in "\\/"):
+        return "…" + text[len(text) - room + 1 :]
+    return text[: room - 1] + "…"
+
+
 def subject(tool_input: Mapping[str, Any] | None) -> str:
     """What a call was about, in one short line (its path, command, pattern...)."""
     for key in _SUBJECT_KEYS:
         value = (tool_input or {}).get(key)
         if isinstance(value, str) and value.strip():
-            line = value.strip().splitlines()[0]
-            return line if len(line) <= 80 else line[:79] + "…"
+            return shorten(value.strip().splitlines()[0], 80)
     return ""
 
 
@@ -211,11 +219,10 @@ def format_breakdown(b: ContextBreakdown, width: int = 80) -> str:
 
 
 def _item_line(item: Item, k: Any, width: int) -> str:
-    head = f"  {k(item.tokens):>7}  {item.name}"
+    head = f"  {k(item.tokens):>7}  "
+    head += shorten(item.name, max(10, width - len(head)))
     if item.detail:
-        room = max(10, width - len(head) - 4)
-        detail = item.detail if len(item.detail) <= room else item.detail[: room - 1] + "…"
-        head += f"  {detail}"
+        head += "  " + shorten(item.detail, max(10, width - len(head) - 4))
     return head
 
 

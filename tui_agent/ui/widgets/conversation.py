@@ -23,6 +23,12 @@ from .transcript import Transcript
 from .transcript_items import AssistantText, NoticeKind, NoticeLine, ThinkingText, ToolCell, UserPrompt
 
 INTERRUPTED_TEXT = "Interrupted · tell the agent what to do instead"
+REDACTED_THINKING_TEXT = "∴ Thinking redacted by the API (kept encrypted and sent back unchanged)"
+
+
+def redacted_thinking_count(message: dict) -> int:
+    content = message.get("content")
+    return 0 if isinstance(content, str) else sum(1 for b in content or [] if b.get("type") == "redacted_thinking")
 
 
 class Conversation:
@@ -76,6 +82,8 @@ class Conversation:
         elif isinstance(event, AssistantMessageFinished):
             self._end_text()
             self._thinking = None
+            if redacted_thinking_count(event.message):
+                self.notice("info", REDACTED_THINKING_TEXT)
         elif isinstance(event, Retrying):
             # The failed attempt is discarded by the core; drop what it showed so the retry does not repeat it.
             self._text = self._thinking = None
