@@ -98,7 +98,16 @@ async def test_context_command_names_the_parts_and_the_largest_results(project: 
     assert "Read" in largest[2] and "app.py" in largest[2]
 
 
-async def test_redacted_thinking_is_one_muted_line(project: Path) -> None:
+async def test_redacted_thinking_alone_is_one_muted_line(project: Path) -> None:
+    app, model = build(project, [Reply([RedactedThinking("ENC=="), Text("answer")])])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"q", "enter")
+        await until_idle(pilot, app)
+        text = transcript_text(app)
+    assert text.count(REDACTED_THINKING_TEXT) == 1
+
+
+async def test_redacted_thinking_is_counted_on_the_thinking_line(project: Path) -> None:
     app, model = build(project, [Reply([Thinking("visible part"), RedactedThinking("ENC=="), Text("answer")]), Reply([Text("again")])])
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"q", "enter")
@@ -106,5 +115,5 @@ async def test_redacted_thinking_is_one_muted_line(project: Path) -> None:
         await pilot.press(*"more", "enter")
         await until_idle(pilot, app)
         text = transcript_text(app)
-    assert text.count(REDACTED_THINKING_TEXT) == 1 and "∴ Thinking… (12 chars)" in text
+    assert "∴ Thinking… (12 chars + 1 redacted)" in text and REDACTED_THINKING_TEXT not in text
     assert {"type": "redacted_thinking", "data": "ENC=="} in model.requests[1]["messages"][1]["content"]

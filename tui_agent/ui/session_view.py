@@ -63,6 +63,8 @@ def history_items(history: list[dict[str, Any]], hidden: list[bool], registry: A
                 items.append(answer)
             elif kind == "thinking" and block.get("thinking"):
                 items.append(ThinkingText(block["thinking"]))
+            elif kind == "redacted_thinking" and items and isinstance(items[-1], ThinkingText):
+                items[-1].redacted += 1
             elif kind == "redacted_thinking":
                 items.append(NoticeLine("info", REDACTED_THINKING_TEXT))
             elif kind == "tool_use":

@@ -81,9 +81,14 @@ class Conversation:
             self._turn_start = len(self.transcript.items)
         elif isinstance(event, AssistantMessageFinished):
             self._end_text()
-            self._thinking = None
-            if redacted_thinking_count(event.message):
+            redacted = redacted_thinking_count(event.message)
+            if redacted and self._thinking is not None:  # counted on the message's thinking line
+                self._thinking.redacted = redacted
+                self._thinking.changed()
+                self.transcript.changed(self._thinking)
+            elif redacted:
                 self.notice("info", REDACTED_THINKING_TEXT)
+            self._thinking = None
         elif isinstance(event, Retrying):
             # The failed attempt is discarded by the core; drop what it showed so the retry does not repeat it.
             self._text = self._thinking = None
