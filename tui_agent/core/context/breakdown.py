@@ -199,8 +199,9 @@ def format_breakdown(b: ContextBreakdown, width: int = 80) -> str:
         lines.append(f"Context left until auto-compact: {round(100 * left / b.threshold) if b.threshold else 0}% (compacts at {k(b.threshold)})")
     else:
         lines.append("Automatic compaction is off")
-    label = max(len(c.name) for c in b.categories) + 2
-    for c in b.categories:
+    shown = [c for c in b.categories if c.tokens or c.deferred or c.name == "Messages"]
+    label = max(len(name) for name in [*(c.name for c in shown), "Free space", "Autocompact buffer"]) + 2
+    for c in shown:
         extra = f" · {c.deferred} deferred" if c.deferred else ""
         lines.append(f"  {c.name + ':':<{label}}{k(c.tokens):>7} tokens ({pct(c.tokens)}){extra}")
     lines.append(f"  {'Free space:':<{label}}{k(b.free):>7} tokens ({pct(b.free)})")
@@ -214,7 +215,7 @@ def format_breakdown(b: ContextBreakdown, width: int = 80) -> str:
         lines.append("Largest tool results:")
         lines += [_item_line(i, k, width) for i in b.largest_results]
     if b.used != b.estimated:
-        lines.append(f"(categories are estimates: {k(b.estimated)} in all; the total is the last response's usage plus what was added since)")
+        lines.append(f"(the categories are estimates: {k(b.estimated)} in all)")
     return "\n".join(lines)
 
 
