@@ -200,3 +200,59 @@ def test_an_aborted_response_of_signed_thinking_alone_leaves_no_assistant_messag
     a.feed(NS(type="content_block_stop", index=1))
     assert a.content(complete_only=True) == []
     assert a.content() == [{"type": "thinking", "thinking": "plan", "signature": "sig"}, {"type": "redacted_thinking", "data": "enc"}]
+
+
+def thinking_turn() -> list[Reply]:
+    return [
+        Reply([Thinking("step one, then two", "sig-a"), RedactedThinking("ENC=="), Text("Reading."), ToolUse("SleepRead", {"text": "a"}, id="r1")], chunk=5),
+        Reply([Thinking("now answer", "sig-b"), Text("Done here.")], chunk=5),
+        Reply([Text("next prompt answered")]),
+    ]
+
+
+def thinking_is_whole(history: list[dict]) -> None:
+    for message in history:
+        content = message["content"]
+        if message["role"] != "assistant" or isinstance(content, str):
+            continue
+        assert any(b["type"] not in ("thinking", "redacted_thinking") for b in content), "thinking alone is no answer"
+        for b in content:
+            if b["type"] == "thinking":
+                assert b["signature"] and set(b) == {"type", "thinking", "signature"}
+
+
+@pytest.mark.parametrize("same_tick", [True, False], ids=["inside-the-event", "the-tick-after"])
+async def test_an_abort_at_every_event_of_a_thinking_turn_leaves_whole_thinking_and_a_valid_history(make_harness, same_tick):
+    async def run(at: int | None) -> tuple[int, list[dict], list[dict]]:
+        h = make_harness(thinking_turn(), tools=sample_tools(), model="claude-sonnet-4-5", max_thinking_tokens=4000)
+        seen = [0]
+        loop = asyncio.get_running_loop()
+
+        first_run = [True]
+
+        def abort() -> None:
+            if first_run[0]:  # a tick-after abort must not reach the next run
+                h.agent.abort()
+
+        def emit(e) -> None:
+            h.events.append(e)
+            seen[0] += 1
+            if seen[0] == at:
+                abort() if same_tick else loop.call_soon(abort)
+
+        h.agent.emit = emit
+        await h.agent.run("go")
+        history, first, sent = list(h.agent.history), seen[0], len(h.requests)
+        first_run[0] = False
+        seen[0] = -10**6  # no abort in the next run
+        await h.agent.run("again")  # the next request is built from what the abort left
+        await h.agent.close()
+        return first, history, h.requests[sent:]
+
+    total, _, _ = await run(None)
+    for at in range(1, total):
+        _, history, requests = await run(at)
+        assert_history_valid(history)
+        thinking_is_whole(history)
+        last = requests[0]["messages"]
+        assert last[-1]["role"] == "user" and last[-1]["content"][-1].get("text") == "again", (at, last[-1], history)
