@@ -28,6 +28,8 @@ from .core.events import (
     ToolStarted,
 )
 
+from .core.context.report import context_command, is_context_command
+from .headless_context import COMPACTION_EVENTS, compact_command, compaction_lines, compaction_note
 from .headless_subagents import SUBAGENT_EVENT_TYPES, subagent_lines
 
 SUBTYPES = {
@@ -84,6 +86,14 @@ class HeadlessPrinter:
             if self.fmt == "stream-json":
                 for line in subagent_lines(event, self.session_id, self._subagents):
                     self._line(line)
+            return
+        if isinstance(event, COMPACTION_EVENTS):
+            lines = compaction_lines(event, self.session_id) if self.fmt == "stream-json" else []
+            for line in lines:
+                self._line(line)
+            note = compaction_note(event) if self.fmt == "text" or self.verbose else None
+            if note:
+                self._note(note)
             return
         if isinstance(event, RunStarted):
             self.session_id = event.session_id
@@ -177,13 +187,34 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
     try:
         if not await start_mcp_servers(agent, printer, mcp_start):
             return SIGNAL_EXIT[received[0]]
-        from .core.context.report import context_command, is_context_command
-
-        ended = context_command(agent) if is_context_command(prompt) else await run_prompt(agent, prompt)
+        instructions = compact_command(prompt)
+        if instructions is not None:  # `-p "/compact [instructions]"`: compact the (resumed) session
+            code = await compact_headless(agent, printer, instructions)
+        elif is_context_command(prompt):  # `-p "/context"`: the breakdown, no model request
+            code = 1 if context_command(agent).is_error else 0
+        else:
+            ended = await run_prompt(agent, prompt)
+            code = 1 if ended.is_error else 0
     finally:
         for signum in SIGNAL_EXIT:
             loop.remove_signal_handler(signum)
         await agent.close()
     if received:
         return SIGNAL_EXIT[received[0]]
-    return 1 if ended.is_error else 0
+    return code
+
+
+async def compact_headless(agent: Any, printer: HeadlessPrinter, instructions: str) -> int:
+    """`/compact` as the prompt: the result line says whether the conversation was compacted."""
+    printer.session_id = agent.session.id
+    finished = await agent.compact(instructions)
+    ok = finished.outcome == "compacted"
+    result = {"type": "result", "subtype": "success" if ok else "error_during_execution", "is_error": not ok,
+              "num_turns": 0, "result": "" if ok else finished.detail, "session_id": agent.session.id,
+              "total_cost_usd": agent.totals.cost_usd, "usage": agent.totals.as_usage()}
+    if printer.fmt == "text":
+        if not ok:
+            printer._note(f"Error: {finished.detail}")
+    else:
+        printer._line(result)
+    return 0 if ok else 1

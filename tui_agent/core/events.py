@@ -193,7 +193,8 @@ class Notice:
 @dataclass(frozen=True, slots=True)
 class ContextUpdated:
     """How full the context is (tokens, `core.context.tokens`), emitted after each response, compaction
-    and pruning, and when a session opens: what the status line's meter and `/context` show."""
+    and pruning (`Agent.context_size()` gives it at any moment): what the status line's meter and
+    `/context` show."""
 
     used: int
     window: int

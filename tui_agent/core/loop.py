@@ -30,6 +30,7 @@ from .attempt import CUT_NOTE, Response, ResponseStreamer
 from .context.manager import ContextManager
 from .events import (
     AssistantMessageFinished,
+    CompactionFinished,
     ContextUpdated,
     EndReason,
     Event,
@@ -150,6 +151,10 @@ class Agent:
         """How full the context is now (tokens), without a request."""
         return self.context_manager.size()
 
+    async def compact(self, instructions: str = "") -> CompactionFinished:
+        """/compact [instructions]: summarise the conversation now (abort() stops it; nothing changes then)."""
+        return await self.context_manager.compact_now(instructions)
+
     def cancel_tool(self, tool_use_id: str) -> bool:
         return self._executor.cancel_tool(tool_use_id) if self._executor else False
 
@@ -173,11 +178,12 @@ class Agent:
             self._system = [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}] if text else []
         return self._system
 
-    def build_request(self) -> dict[str, Any]:
+    def build_request(self, history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The request for `history` (the agent's own by default; a compaction sends its own)."""
         request: dict[str, Any] = {
             "model": self.model.config.model,
             "max_tokens": self.model.config.max_tokens,
-            "messages": normalize_for_api(self.history),
+            "messages": normalize_for_api(self.history if history is None else history),
         }
         if self.system_blocks():
             request["system"] = self.system_blocks()
@@ -248,6 +254,9 @@ class Agent:
             while True:
                 if turns >= self.options.max_turns:
                     return end("max_turns", f"Reached the maximum number of turns ({self.options.max_turns}).")
+                stop = await self.context_manager.before_request(signal)
+                if stop is not None:
+                    return end(*stop)
                 turns += 1
                 self.num_requests += 1
                 self.emit(TurnStarted(turns))
@@ -259,8 +268,10 @@ class Agent:
                 response = await streamer.respond(request, signal)
                 api_seconds += self.clock() - t_api
                 if response.error is not None:
-                    error = response.error
-                    return end("prompt_too_long" if error.kind == "prompt_too_long" else "model_error", str(error))
+                    stop = await self.context_manager.after_error(response.error, request, signal)
+                    if stop is None:
+                        continue  # recovered (the oldest part compacted): the request goes again
+                    return end(*stop)
                 verdict = self._judge(stops, response, signal)
                 if verdict.action == "retry_raised":
                     # The cut response is not kept: nothing of it ran with effects (judged above).

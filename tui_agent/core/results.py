@@ -148,6 +148,22 @@ class ResultStore:
             self._frozen.setdefault(block.tool_use_id, block.content)
         return blocks
 
+    def save(self, tool_use_id: str, text: str) -> Path:
+        """The file under `tool-results/` holding `text` in full (written unless it is there already)."""
+        path = self.dir / f"{_safe_name(tool_use_id)}.txt"
+        if not path.exists():
+            self.dir.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        return path
+
+    def keep_only(self, tool_use_ids: set[str]) -> None:
+        """Forget the decisions about results no longer in the history (after a compaction)."""
+        self._frozen = {k: v for k, v in self._frozen.items() if k in tool_use_ids}
+
+    def refreeze(self, tool_use_id: str, content: str) -> None:
+        """The model sees `content` for this result from now on (a pruning: one decided change)."""
+        self._frozen[tool_use_id] = content
+
     def _persist(self, tool_use_id: str, text: str, existing: Path | None) -> str:
         if existing is not None and existing.exists():
             path, size = existing, existing.stat().st_size

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 
 def settings_paths(policy: Any) -> list[Path]:
@@ -27,9 +27,27 @@ def read_setting(policy: Any, key: str, default: Any = None) -> Any:
     return value
 
 
+def settings_reader(policy: Any) -> Callable[[str, Any], Any]:
+    """`read(key, default)` over the settings files as they are now, each file read once (not per key)."""
+    merged: dict[str, Any] = {}
+    for path in settings_paths(policy):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            merged.update(data)
+    return lambda key, default=None: merged.get(key, default)
+
+
 def hook_commands(policy: Any, event: str) -> list[tuple[str, float | None]]:
     """(command, timeout seconds) of every `hooks.<event>` command hook, in file order."""
-    out: list[tuple[str, float | None]] = []
+    return [(command, timeout) for _matcher, command, timeout, _source in hook_entries(policy, event)]
+
+
+def hook_entries(policy: Any, event: str) -> list[tuple[str, str, float | None, str]]:
+    """(matcher, command, timeout seconds, settings file) of every `hooks.<event>` command hook, in file order."""
+    out: list[tuple[str, str, float | None, str]] = []
     for path in settings_paths(policy):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -37,8 +55,10 @@ def hook_commands(policy: Any, event: str) -> list[tuple[str, float | None]]:
             continue
         groups = data.get("hooks", {}).get(event, []) if isinstance(data, dict) and isinstance(data.get("hooks"), dict) else []
         for group in groups if isinstance(groups, list) else []:
+            matcher = group.get("matcher") if isinstance(group, dict) else None
             for hook in group.get("hooks", []) if isinstance(group, dict) else []:
                 if isinstance(hook, dict) and hook.get("type") == "command" and isinstance(hook.get("command"), str):
                     timeout = hook.get("timeout")
-                    out.append((hook["command"], float(timeout) if isinstance(timeout, (int, float)) else None))
+                    out.append((matcher if isinstance(matcher, str) else "", hook["command"],
+                                float(timeout) if isinstance(timeout, (int, float)) else None, str(path)))
     return out

@@ -23,6 +23,7 @@ from ..core.events import (
     ToolResultsSent,
 )
 from ..headless import result_object
+from ..headless_context import COMPACTION_EVENTS, compaction_lines
 
 # The Claude Code release whose stream-json protocol this speaks (the SDK reads it from `init`).
 PROTOCOL_VERSION = "2.1.197"
@@ -64,6 +65,8 @@ class MessageMapper:
             delta = {"type": "text_delta", "text": event.text} if isinstance(event, TextDelta) else {"type": "thinking_delta", "thinking": event.text}
             return [self._envelope("stream_event", {"event": {"type": "content_block_delta", "index": event.index, "delta": delta},
                                                     "parent_tool_use_id": parent_tool_use_id(event)})]
+        if isinstance(event, COMPACTION_EVENTS):
+            return list(compaction_lines(event, self.session_id))
         if isinstance(event, LoopEnded):
             return [self.result(event)]
         if isinstance(event, Notice):

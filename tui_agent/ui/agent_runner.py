@@ -88,6 +88,20 @@ class AgentRunner:
         ticket = self._ticket = _RunTicket()
         return self.submit(self._run(self.agent, prompt, ticket))
 
+    def compact(self, instructions: str) -> Future[Any]:
+        """/compact: summarise the conversation; abort() stops it (the history stays as it was)."""
+        assert self.agent is not None, "build() first"
+        ticket = self._ticket = _RunTicket()
+        return self.submit(self._started(self.agent, self.agent.compact(instructions), ticket))
+
+    @staticmethod
+    async def _started(agent: Agent, work: Coroutine[Any, Any, T], ticket: _RunTicket) -> T:
+        task = asyncio.ensure_future(work)
+        await asyncio.sleep(0)  # the work's first step has made its abort signal
+        if ticket.abort_requested:
+            agent.abort()
+        return await task
+
     @staticmethod
     async def _run(agent: Agent, prompt: str, ticket: _RunTicket) -> LoopEnded:
         from ..core.mentions import run_prompt  # the prompt's @-mentions attached first

@@ -272,6 +272,12 @@ class TuiAgentApp(App[int]):
         run = self._run = start_run(self, text)
         run.add_done_callback(lambda done: self.call_later(self._run_done, done))
 
+    def start_compaction(self, instructions: str) -> None:
+        """/compact, shown like a run (the status timer, ESC to stop); prompts queue behind it."""
+        self.running = True
+        self.status.run_started()
+        self.runner.compact(instructions).add_done_callback(lambda done: self.call_later(self._run_ended))
+
     async def _run_command(self, text: str) -> None:
         from .commands import run_command  # handles unknown commands itself
 

@@ -110,6 +110,17 @@ async def _clear(app: App[Any], arg: str) -> None:
     say(app, "Conversation cleared: the next prompt starts a new history.")
 
 
+async def _compact(app: App[Any], arg: str) -> None:
+    if getattr(app, "running", False) or app.agent.running:
+        warn(app, "The agent is working: wait for it or press Esc before /compact.")
+        return
+    start = getattr(app, "start_compaction", None)
+    if callable(start):  # the app shows it as a run: a timer, and ESC stops it
+        start(arg)
+    else:
+        await app.agent.compact(arg)
+
+
 async def _model(app: App[Any], arg: str) -> None:
     config = app.agent.model.config
     if arg:
@@ -205,6 +216,7 @@ async def _init(app: App[Any], arg: str) -> None:
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "/help", "list the commands", _help),
     SlashCommand("clear", "/clear", "clear the conversation (a new history)", _clear),
+    SlashCommand("compact", "/compact [instructions]", "summarise the conversation to free context (instructions: what to keep)", _compact),
     SlashCommand("model", "/model [name]", "show or switch the model", _model),
     SlashCommand("cost", "/cost", "tokens and cost of this session, per model", _cost),
     SlashCommand("context", "/context", "what fills the context: system, tools, memory, messages, results", _context),

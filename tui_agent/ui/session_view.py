@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..core.context.summary import CONTINUED
 from ..core.session import NoConversationFound, OpenedSession, open_session
 from ..factory import open_settings_session
 from ..core.session.reader import content_blocks
@@ -54,6 +55,9 @@ def history_items(history: list[dict[str, Any]], hidden: list[bool], registry: A
             if message["role"] == "user" and kind == "text":
                 text = block.get("text", "")
                 if text.startswith("<system-reminder>"):
+                    continue
+                if text.startswith(CONTINUED):  # a compaction's summary opens the history
+                    items.append(NoticeLine("done", "Conversation compacted earlier · the summary opens the history; the full history stays in the transcript"))
                     continue
                 items.append(NoticeLine("interrupted", text) if text.startswith("[Request interrupted") else UserPrompt(text))
             elif kind == "text" and block.get("text"):

@@ -65,6 +65,13 @@ class ProjectMemory:
         self._check_size()
         return self.startup_files
 
+    def reload(self) -> list[MemoryFile]:
+        """Read every file afresh (after a compaction): the start-up files now, subdirectories' when touched again."""
+        old = self.reader
+        self.reader = MemoryReader(old.cwd, home=old.home, managed=old.managed)
+        self.nested_files = []
+        return self.load()
+
     def _check_size(self) -> None:
         total = sum(len(f.content) for f in self.files)
         if total > WARN_CHARS and not self._warned and self.files:

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..context.pruning import apply_records
 from .lines import MessageLine
 
 
@@ -246,6 +247,7 @@ def rebuild(lines: list[dict[str, Any]], bad_lines: int = 0) -> Conversation:
             conv.name = line["summary"]
         if not conv.session_id and isinstance(line.get("sessionId"), str):
             conv.session_id = line["sessionId"]
+    apply_records(lines, results)
     builder = _Builder(results, conv)
     for line in chain:
         builder.add(line)
@@ -258,6 +260,8 @@ def rebuild(lines: list[dict[str, Any]], bad_lines: int = 0) -> Conversation:
         conv.repairs.append(f"{bad_lines} unreadable line(s) skipped (a line cut off when the session ended, or not JSON).")
     if not conv.ended_mid_turn:
         conv.ended_mid_turn = _ended_mid_turn(lines, conv)
+    if conv.compacted and len(conv.history) == 1 and (chain[0].get("compactMetadata") or {}).get("trigger") == "manual":
+        conv.ended_mid_turn = False  # a /compact with no prompt after it: nothing was left unanswered
     return conv
 
 

@@ -158,6 +158,39 @@ class Session:
             lines.append(line)
         return lines
 
+    def compact_boundary(
+        self,
+        *,
+        trigger: str,
+        pre_tokens: int,
+        post_tokens: int,
+        duration_ms: int,
+        summary: str,
+        carried: list[dict[str, Any]],
+        kept: list[dict[str, Any]] = (),  # type: ignore[assignment]
+        kept_metas: list[dict[str, Any] | None] = (),  # type: ignore[assignment]
+    ) -> None:
+        """A compaction, as Claude Code writes it: a `system` / `compact_boundary` line that starts a new
+        chain (parentUuid None; `logicalParentUuid` the line before), the summary as a `user` line with
+        `isCompactSummary`, then (ours) what the compacted history carries as an `isMeta` line and the
+        messages kept verbatim, written again so that a resume finds them after the boundary."""
+        boundary = {
+            "parentUuid": None, "logicalParentUuid": self.last_uuid, "isSidechain": False, "type": "system",
+            "subtype": "compact_boundary", "content": "Conversation compacted", "isMeta": False,
+            "timestamp": now_iso(), "uuid": str(uuid.uuid4()), "level": "info",
+            "compactMetadata": {"trigger": trigger, "preTokens": pre_tokens, "postTokens": post_tokens, "durationMs": duration_ms},
+            **self._marks, "userType": "external", "entrypoint": "tui-agent", "cwd": str(self.cwd), "sessionId": self.id,
+            "version": VERSION, "gitBranch": self.git_branch,
+        }
+        line = self._line("user", {"role": "user", "content": summary}, boundary["uuid"], isVisibleInTranscriptOnly=True, isCompactSummary=True)
+        lines = [boundary, line]
+        if carried:
+            lines.append(self._line("user", {"role": "user", "content": carried}, line["uuid"], isMeta=True))
+        self._write(lines)
+        self.last_uuid = lines[-1]["uuid"]
+        self._tool_lines.clear()
+        self.write_history(list(kept), list(kept_metas))
+
     def write_history(self, history: list[dict[str, Any]], metas: list[dict[str, Any] | None] | None = None) -> None:
         """Copy a conversation into this (new) file: a fork, or a session imported from Claude Code."""
         for i, message in enumerate(history):

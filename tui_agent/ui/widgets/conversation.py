@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from ...core.events import (
     AssistantMessageFinished,
+    CompactionFinished,
+    CompactionProgress,
+    CompactionStarted,
     Event,
     LoopEnded,
     Notice,
@@ -39,6 +42,8 @@ class Conversation:
         self._cells: dict[str, ToolCell] = {}
         self._turn_start = 0  # where the current model response's items begin (dropped on a retry)
         self._interrupt_shown = False
+        self._compacting: NoticeLine | None = None
+        self._compacting_head = ""
 
     def user_prompt(self, text: str) -> None:
         self._interrupt_shown = False
@@ -102,8 +107,30 @@ class Conversation:
             text = describe_block(event.block)
             if text:
                 self.notice("info", text)  # closes the text so far: the answer goes on below
+        elif isinstance(event, (CompactionStarted, CompactionProgress, CompactionFinished)):
+            self._compaction(event)
         elif isinstance(event, LoopEnded):
             self._end(event)
+
+    def _compaction(self, event: CompactionStarted | CompactionProgress | CompactionFinished) -> None:
+        """One line that follows the compaction: started, the summary growing, then how it ended."""
+        if isinstance(event, CompactionStarted):
+            self._end_text()
+            what = "Compacting conversation" if event.trigger == "manual" else "Context nearly full: compacting conversation"
+            self._compacting = NoticeLine("retry", f"{what} ({event.pre_tokens / 1000:.1f}k tokens)…")
+            self._compacting_head = self._compacting.text
+            self.transcript.add(self._compacting, now=True)
+            return
+        line = self._compacting
+        if line is None:
+            return
+        if isinstance(event, CompactionProgress):
+            line.text = f"{self._compacting_head} · summary {event.chars:,} chars"
+        else:
+            self._compacting = None
+            line.kind, line.text = compaction_outcome(event)
+        line.changed()
+        self.transcript.changed(line)
 
     def _end(self, event: LoopEnded) -> None:
         self._end_text()
@@ -134,3 +161,12 @@ class Conversation:
         """Calls changed outside the event flow (ESC marked them cancelled)."""
         for cell in self._cells.values():
             self.transcript.changed(cell)
+
+
+def compaction_outcome(event: CompactionFinished) -> tuple[NoticeKind, str]:
+    if event.outcome == "compacted":
+        return "done", (f"Conversation compacted · {event.pre_tokens / 1000:.1f}k → {event.post_tokens / 1000:.1f}k tokens "
+                        f"in {event.duration:.1f}s · the full history stays in the transcript")
+    if event.outcome == "aborted":
+        return "interrupted", "Compaction interrupted · the conversation is as it was"
+    return "warning", f"Compaction {event.outcome}: {event.detail}"
