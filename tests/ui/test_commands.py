@@ -220,8 +220,9 @@ async def test_palette_provider_finds_and_runs_commands(app: Harness) -> None:
     async with app.run_test():
         provider = SlashCommandsProvider(app.screen)
         found = [hit async for hit in provider.search("cost")]
-        assert [str(h.text) for h in found] == ["/cost"]
+        best = max(found, key=lambda h: h.score)  # fuzzy: "/compact [instructions]" matches c-o-s-t too
+        assert str(best.text) == "/cost"
         discovered = [str(h.text) for h in [hit async for hit in provider.discover()]]
         assert discovered == [c.usage for c in COMMANDS]
-        await found[0].command()
+        await best.command()
         assert app.notices[-1].startswith("Total cost:")
