@@ -256,3 +256,20 @@ async def test_an_abort_at_every_event_of_a_thinking_turn_leaves_whole_thinking_
         thinking_is_whole(history)
         last = requests[0]["messages"]
         assert last[-1]["role"] == "user" and last[-1]["content"][-1].get("text") == "again", (at, last[-1], history)
+
+
+async def test_thinking_switched_on_after_an_interrupted_tool_call_waits_for_a_request_the_api_accepts(make_harness):
+    """The prompt after an ESC rides in the same user message as the cancelled call's result, so the API
+    sees a tool loop whose assistant message did not start with thinking: that request goes without."""
+    h = make_harness([Reply([ToolUse("SleepRead", {"seconds": 30, "text": "a"}, id="slow")]),
+                      Reply([Thinking("ok", "sig"), ToolUse("SleepRead", {"text": "b"}, id="fast")]), Reply([Text("done")])],
+                     tools=sample_tools(), model="claude-sonnet-4-5")
+    run = asyncio.ensure_future(h.agent.run("first"))
+    while not h.agent.running or h.agent._executor is None or not h.agent._executor.has_tools:
+        await asyncio.sleep(0.001)
+    h.agent.abort()
+    await run
+    h.agent.thinking.set(True)
+    await h.agent.run("again")
+    assert [thinking_of(r) is not None for r in h.requests] == [False, False, True]
+    assert_history_valid(h.agent.history)
