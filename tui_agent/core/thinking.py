@@ -30,7 +30,6 @@ DEFAULT_BUDGET = 31_999
 ANSWER_ROOM = 4_096
 """Output tokens kept for the answer above the budget when max_tokens has to be raised for it."""
 
-Mode = Literal["enabled", "adaptive", "disabled"]
 Source = Literal["flag", "env", "settings", "toggle", "default"]
 
 _NO_THINKING = re.compile(r"^claude-(instant|2|3-(5-|haiku|opus|sonnet))")
