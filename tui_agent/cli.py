@@ -91,6 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.max_turns is not None and args.max_turns < 1:
         parser.error("--max-turns must be at least 1")
+    if args.max_thinking_tokens is not None and args.max_thinking_tokens < 0:
+        parser.error("--max-thinking-tokens must not be negative")
     if args.max_budget_usd is not None and args.max_budget_usd <= 0:
         parser.error("--max-budget-usd must be more than 0")
     for d in args.add_dirs or []:
@@ -148,6 +150,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             model_pinned=bool(args.model or os.environ.get("ANTHROPIC_MODEL")),
             mcp_config=args.mcp_config,
             strict_mcp_config=args.strict_mcp_config or None,
+            thinking=args.thinking,
+            max_thinking_tokens=args.max_thinking_tokens,
+            thinking_display=args.thinking_display,
         )
     except ValidationError as exc:
         parser.error(str(exc).replace("\n", " "))

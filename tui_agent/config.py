@@ -87,6 +87,12 @@ class AgentSettings(BaseModel):
     """Name the session (-n/--name; /rename later)."""
     model_pinned: bool = False
     """The model was chosen (--model, ANTHROPIC_MODEL): a resumed session's model does not replace it."""
+    thinking: str | None = None
+    """--thinking enabled|adaptive|disabled (what claude-agent-sdk passes)."""
+    max_thinking_tokens: int | None = None
+    """--max-thinking-tokens N: think with this budget; 0 turns thinking off (MAX_THINKING_TOKENS otherwise)."""
+    thinking_display: str | None = None
+    """--thinking-display summarized|omitted, passed on to the API."""
     memory: bool = True
     """Read the memory files (CLAUDE.md, AGENTS.md, ...) into the conversation."""
     max_concurrency: int = Field(default_factory=lambda: _env_int("TUI_AGENT_MAX_TOOL_USE_CONCURRENCY", 10))

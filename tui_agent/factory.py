@@ -12,6 +12,8 @@ from .core.model import ModelClient, ModelConfig
 from .core.permission_types import PERMISSION_MODES, AskHandler, PermissionPolicy
 from .core.session import OpenedSession, open_session
 from .core.session.memory_context import ProjectMemory
+from .core.thinking import ThinkingChoice, ThinkingError, ThinkingState, choose
+from .core.user_settings import read_setting
 from .core.tool_hooks import add_post_tool_use_hook
 from .tools.base import Workspace
 from .tools.registry import ToolRegistry, default_tools
@@ -121,9 +123,26 @@ def build_agent(
         add_post_tool_use_hook(agent.context, post_tool_use)
     agent.history = list(opened.history)
     tell = on_notice or (lambda level, text: emit(Notice.of(level, text)))  # type: ignore[arg-type]
+    agent.thinking = ThinkingState(thinking_choice(settings, policy, tell))
     for level, text in opened.notes:
         tell(level, text)
     return agent
+
+
+def thinking_choice(settings: AgentSettings, policy: Any, tell: Callable[[str, str], None]) -> ThinkingChoice:
+    """Extended thinking as the flags, MAX_THINKING_TOKENS and settings `alwaysThinkingEnabled` ask
+    (a bad value is named and thinking stays off)."""
+    always = read_setting(policy, "alwaysThinkingEnabled")
+    try:
+        return choose(
+            thinking=settings.thinking,
+            max_thinking_tokens=settings.max_thinking_tokens,
+            display=settings.thinking_display,
+            always_enabled=always if isinstance(always, bool) else None,
+        )
+    except ThinkingError as exc:
+        tell("warning", f"Extended thinking is off: {exc}")
+        return ThinkingChoice()
 
 
 def web_search_tool(settings: AgentSettings, scripted: Any, demo: bool) -> Any:

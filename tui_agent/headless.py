@@ -28,6 +28,7 @@ from .core.events import (
     ToolStarted,
 )
 
+from .core.context.report import context_command, is_context_command
 from .headless_context import COMPACTION_EVENTS, compact_command, compaction_lines, compaction_note
 from .headless_subagents import SUBAGENT_EVENT_TYPES, subagent_lines
 
@@ -189,6 +190,8 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
         instructions = compact_command(prompt)
         if instructions is not None:  # `-p "/compact [instructions]"`: compact the (resumed) session
             code = await compact_headless(agent, printer, instructions)
+        elif is_context_command(prompt):  # `-p "/context"`: the breakdown, no model request
+            code = 1 if context_command(agent).is_error else 0
         else:
             ended = await run_prompt(agent, prompt)
             code = 1 if ended.is_error else 0

@@ -109,6 +109,18 @@ class TestSession:
         assert messages[-1].result == "ok"
 
 
+    async def test_get_context_usage_answers_with_the_context_breakdown(self, make_run):
+        run = make_run([Reply([Text("ok")])])
+        async with ClaudeSDKClient(run.options()) as client:
+            await client.query("measure me")
+            await until_result(client)
+            usage = await client.get_context_usage()
+        names = [c["name"] for c in usage["categories"]]
+        assert names[0] == "System prompt" and "Messages" in names and names[-2:] == ["Free space", "Autocompact buffer"]
+        assert usage["rawMaxTokens"] == 200_000 and usage["isAutoCompactEnabled"] is True
+        assert 0 < usage["totalTokens"] < usage["maxTokens"] == usage["autoCompactThreshold"]
+
+
 class TestRawLines:
     """The protocol without the SDK: what a program that gets a line wrong sees."""
 

@@ -304,8 +304,10 @@ class TestFlagsAndModes:
         assert messages[0].data["permissionMode"] == "acceptEdits"
         notes = "\n".join(run.stderr)
         for flag in ("--fallback-model", "--include-hook-events", "--setting-sources",
-                     "--max-thinking-tokens", "--effort", "--betas", "--json-schema", "--plugin-dir"):
+                     "--effort", "--betas", "--json-schema", "--plugin-dir"):
             assert notes.count(f"{flag} is accepted") == 1, flag
+        assert "--max-thinking-tokens is accepted" not in notes  # acted on: the SDK's thinking budget reaches the request
+        assert run.requests[0]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
         assert [t["name"] for t in run.requests[0]["tools"]] == ["Grep", "Read"] or sorted(t["name"] for t in run.requests[0]["tools"]) == ["Grep", "Read"]
 
     async def test_partial_messages_stream_the_text_as_it_arrives(self, make_run):

@@ -222,7 +222,8 @@ async def test_palette_provider_finds_and_runs_commands(app: Harness) -> None:
         found = sorted([hit async for hit in provider.search("cost")], key=lambda h: h.score, reverse=True)
         assert str(found[0].text) == "/cost", "the best match first (the palette orders by score)"
         assert "/cost" not in [str(h.text) for h in found[1:]]
+        best = found[0]
         discovered = [str(h.text) for h in [hit async for hit in provider.discover()]]
         assert discovered == [c.usage for c in COMMANDS]
-        await found[0].command()
+        await best.command()
         assert app.notices[-1].startswith("Total cost:")

@@ -19,7 +19,7 @@ def home(tmp_path: Path, monkeypatch: Any) -> None:
 def test_snapshot_parallel_tools_running(snap_compare: Any) -> None:
     """You should see three Bash lanes running at once (0, 1, 2) with bars from the same start, their
     4.2s timers, the last output line under two of them with a timeout countdown, a finished Read
-    row, and "esc to interrupt" in the status line."""
+    row, and in the status line "98% context left" (the meter) and "esc to interrupt"."""
     scene = parallel_tools()
     assert snap_compare(scene.app, terminal_size=(120, 36), run_before=scene.run_before)
 
@@ -34,7 +34,8 @@ def test_snapshot_interrupted_run(snap_compare: Any) -> None:
 def test_snapshot_finished_answer_with_code(snap_compare: Any) -> None:
     """You should see the collapsed "∴ Thinking… (132 chars)" line, a Read cell, an Edit cell with its diff
     (-return 1 in red, +return 2 in green), and the Markdown answer with a heading, a highlighted Python
-    block and a numbered list, at 80×40."""
+    block and a numbered list, at 80×40; the status line keeps the context meter and drops "last 0.0s"
+    (the least important part) to fit."""
     scene = finished_answer()
     assert snap_compare(scene.app, terminal_size=(80, 40), run_before=scene.run_before)
 

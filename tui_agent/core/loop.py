@@ -48,6 +48,7 @@ from .results import DEFAULT_MESSAGE_BUDGET, ResultStore
 from .session import Session
 from .session.memory_context import ProjectMemory
 from .stop_reasons import RESUME_PROMPT, SPLIT_THE_WORK, StopReasons, Verdict
+from .thinking import ThinkingState, apply_thinking
 
 __all__ = ["Agent", "LoopOptions", "Totals", "INTERRUPT_NOTE", "normalize_for_api", "last_text", "default_system_prompt"]
 
@@ -115,6 +116,8 @@ class Agent:
         self._system: list[dict[str, Any]] | None = None
         self._signal: AbortSignal | None = None
         self._executor: StreamingToolExecutor | None = None
+        self.thinking = ThinkingState()
+        """Extended thinking: the flags' choice, switched by the app's toggle for the next run."""
         self.context_manager = ContextManager(self)
         """Token accounting against the model's window; compaction and pruning (core/context)."""
 
@@ -189,7 +192,7 @@ class Agent:
         tools = self.registry.api_definitions()
         if tools:
             request["tools"] = tools
-        return self.registry.decorate_request(request)
+        return self.registry.decorate_request(apply_thinking(request, self.thinking.active))
 
     def _repair_history(self, why: str) -> None:
         """Give every tool_use of the last assistant message a result (after an unexpected failure)."""
@@ -220,6 +223,7 @@ class Agent:
         """`signal`: a child of another run's signal (a subagent), so that run's ESC stops this one."""
         signal = signal if signal is not None else AbortSignal()
         self._signal = signal
+        self.thinking.begin_run()
         started = self.clock()
         api_seconds = 0.0
         turns = 0

@@ -442,4 +442,6 @@ class MessageAssembler:
         if complete_only:  # a server tool call cut off before its result would make the history invalid
             answered = {b.get("tool_use_id") for b in out}
             out = [b for b in out if b.get("type") != "server_tool_use" or b.get("id") in answered]
+            if all(b.get("type") in ("thinking", "redacted_thinking") for b in out):
+                return []  # thinking alone is no answer: the API drops it from past turns, leaving an empty message
         return out

@@ -20,9 +20,6 @@ UNSUPPORTED: dict[str, str] = {
     "fallback_model": "--fallback-model",
     "include_hook_events": "--include-hook-events",
     "setting_sources": "--setting-sources",
-    "thinking": "--thinking",
-    "max_thinking_tokens": "--max-thinking-tokens",
-    "thinking_display": "--thinking-display",
     "effort": "--effort",
     "json_schema": "--json-schema",
     "betas": "--betas",
@@ -52,13 +49,13 @@ def add_sdk_flags(p: argparse.ArgumentParser) -> None:
     for flags, kwargs in SESSION_FLAGS:
         if not any(f in p._option_string_actions for f in flags):  # defined by the session work: keep theirs
             p.add_argument(*(f for f in flags if f not in p._option_string_actions), **kwargs)  # type: ignore[arg-type]
+    p.add_argument("--thinking", choices=["enabled", "adaptive", "disabled"], help="extended thinking (as claude-agent-sdk passes it)")
+    p.add_argument("--max-thinking-tokens", type=int, metavar="N", help="think with a budget of N tokens; 0 turns thinking off (also MAX_THINKING_TOKENS)")
+    p.add_argument("--thinking-display", choices=["summarized", "omitted"], help="how the API returns thinking text")
     g = p.add_argument_group("accepted for compatibility (no effect yet)")
     g.add_argument("--fallback-model")
     g.add_argument("--include-hook-events", action="store_true")
     g.add_argument("--setting-sources")
-    g.add_argument("--thinking")
-    g.add_argument("--max-thinking-tokens")
-    g.add_argument("--thinking-display")
     g.add_argument("--effort")
     g.add_argument("--json-schema")
     g.add_argument("--betas")

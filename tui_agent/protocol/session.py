@@ -243,6 +243,10 @@ class ProtocolSession:
         elif isinstance(request, SetModelRequest):
             self.agent.model.config.model = request.model or self.default_model
             self.channel.respond(rid)
+        elif isinstance(request, OtherRequest) and request.subtype == "get_context_usage":
+            from ..core.context.breakdown import agent_breakdown  # /context's data, in the SDK's shape
+
+            self.channel.respond(rid, agent_breakdown(self.agent).as_sdk())
         elif isinstance(request, OtherRequest):
             self.channel.respond_error(rid, f"Unsupported control request subtype: {request.subtype}")
 

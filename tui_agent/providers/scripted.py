@@ -37,6 +37,13 @@ class Thinking:
 
 
 @dataclass(slots=True)
+class RedactedThinking:
+    """A redacted_thinking block: encrypted, sent whole in content_block_start, returned unchanged."""
+
+    data: str
+
+
+@dataclass(slots=True)
 class ToolUse:
     name: str
     input: dict[str, Any] | None = None
@@ -64,7 +71,7 @@ class WebSearchResult:
     """Send a web_search_tool_result_error with this code instead of results."""
 
 
-Block = Text | Thinking | ToolUse | ServerToolUse | WebSearchResult
+Block = Text | Thinking | RedactedThinking | ToolUse | ServerToolUse | WebSearchResult
 
 
 @dataclass(slots=True)
@@ -243,6 +250,8 @@ class ScriptedModel:
                     out_chars += len(piece)
                     yield reply.delay, _sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "thinking_delta", "thinking": piece}})
                 yield 0.0, _sse("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {"type": "signature_delta", "signature": block.signature}})
+            elif isinstance(block, RedactedThinking):
+                yield pause, _sse("content_block_start", {"type": "content_block_start", "index": i, "content_block": {"type": "redacted_thinking", "data": block.data}})
             elif isinstance(block, ServerToolUse):
                 start = {"type": "server_tool_use", "id": block.id or "srvtoolu_" + uuid.uuid4().hex[:22], "name": block.name, "input": {}}
                 yield pause, _sse("content_block_start", {"type": "content_block_start", "index": i, "content_block": start})

@@ -29,6 +29,7 @@ from textual.widgets import Static  # noqa: E402
 
 from ..config import AgentSettings  # noqa: E402
 from ..core.events import (  # noqa: E402
+    ContextUpdated,
     LoopEnded,
     Notice,
     PermissionAnswered,
@@ -44,6 +45,7 @@ from ..core.loop import Agent  # noqa: E402
 from ..core.mcp.events import McpServersChanged, status_summary  # noqa: E402
 from ..factory import build_agent  # noqa: E402
 from .agent_runner import AgentRunner  # noqa: E402
+from .context_view import report_context_size, show_context, show_thinking, toggle_thinking  # noqa: E402
 from .messages import AgentEvents, EventBatcher  # noqa: E402
 from .widgets.agent_lanes import SUBAGENT_EVENTS, apply_subagent_event  # noqa: E402
 from .widgets.conversation import Conversation  # noqa: E402
@@ -59,7 +61,7 @@ STYLES_DIR = Path(__file__).parent / "styles"
 STYLE_FILES = ("app.tcss", "transcript.tcss", "lanes.tcss")
 CTRL_C_WINDOW_S = 2.0
 QUIT_GRACE_S = 3.0
-KEY_HELP = "enter send · shift+enter/ctrl+j new line · esc interrupt · tab focus · ctrl+t tools panel"
+KEY_HELP = "enter send · shift+enter/ctrl+j new line · esc interrupt · tab focus · ctrl+t tools panel · alt+t thinking"
 
 Clock = Callable[[], float]
 
@@ -81,6 +83,7 @@ class TuiAgentApp(App[int]):
         Binding("ctrl+q", "quit", "quit", priority=True, show=False),
         Binding("ctrl+t", "toggle_lanes", "tools panel", priority=True, show=False),
         Binding("shift+tab", "cycle_mode", "permission mode", priority=True, show=False),
+        Binding("alt+t", "toggle_thinking", "thinking", priority=True, show=False),
     ]
 
     def __init__(
@@ -189,6 +192,8 @@ class TuiAgentApp(App[int]):
         self.ready = True
         state = self.status.state
         state.model, state.demo = self.agent.model.config.model, self.agent.demo
+        show_thinking(self.status, self.agent)
+        report_context_size(self)
         self.refresh_status()
         if self.agent.demo:
             from ..providers.demo import DEMO_LABEL, HOW_TO_USE_CLAUDE
@@ -230,6 +235,8 @@ class TuiAgentApp(App[int]):
         self.transcript.truncate(0)
         self.calls.clear()
         self._update_lanes_display()
+        if self.ready:
+            report_context_size(self)  # the meter starts over with the history
 
     def refresh_status(self) -> None:
         """Show the current permission mode (and anything else the status line reads from the agent)."""
@@ -318,6 +325,8 @@ class TuiAgentApp(App[int]):
             elif isinstance(event, McpServersChanged):
                 self.status.state.mcp = status_summary(event.servers)
                 self.status.refresh()
+            elif isinstance(event, ContextUpdated):
+                show_context(self.status, event)
             elif isinstance(event, UsageUpdated):
                 state = self.status.state
                 state.input_tokens, state.output_tokens = event.total_input_tokens, event.total_output_tokens
@@ -420,6 +429,9 @@ class TuiAgentApp(App[int]):
         from .commands import cycle_mode
 
         cycle_mode(self)
+
+    def action_toggle_thinking(self) -> None:
+        toggle_thinking(self)
 
     def action_toggle_lanes(self) -> None:
         self.show_lanes = not self.show_lanes

@@ -146,6 +146,12 @@ async def _cost(app: App[Any], arg: str) -> None:
     say(app, "\n".join(lines))
 
 
+async def _context(app: App[Any], arg: str) -> None:
+    from .context_view import context_command
+
+    await context_command(app, arg)
+
+
 async def _permissions(app: App[Any], arg: str) -> None:
     # Pushed from the app's own message loop: run_command may be awaited from any task.
     app.call_later(app.push_screen, PermissionsScreen(app.agent.policy))
@@ -213,6 +219,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("compact", "/compact [instructions]", "summarise the conversation to free context (instructions: what to keep)", _compact),
     SlashCommand("model", "/model [name]", "show or switch the model", _model),
     SlashCommand("cost", "/cost", "tokens and cost of this session, per model", _cost),
+    SlashCommand("context", "/context", "what fills the context: system, tools, memory, messages, results", _context),
     SlashCommand("mode", "/mode [name]", "show or set the permission mode", _mode),
     SlashCommand("permissions", "/permissions", "the rules in force; revoke this session's grants", _permissions),
     SlashCommand("mcp", "/mcp [list|reload|reconnect NAME]", "MCP servers: state, tools, errors; reconnect or reload", _mcp),

@@ -15,6 +15,7 @@ from ..core.session import NoConversationFound, OpenedSession, open_session
 from ..factory import open_settings_session
 from ..core.session.reader import content_blocks
 from .widgets.tool_calls import ToolCall
+from .widgets.conversation import REDACTED_THINKING_TEXT
 from .widgets.transcript_items import AssistantText, NoticeLine, ThinkingText, ToolCell, UserPrompt
 
 SHOWN_MESSAGES = 200
@@ -66,6 +67,10 @@ def history_items(history: list[dict[str, Any]], hidden: list[bool], registry: A
                 items.append(answer)
             elif kind == "thinking" and block.get("thinking"):
                 items.append(ThinkingText(block["thinking"]))
+            elif kind == "redacted_thinking" and items and isinstance(items[-1], ThinkingText):
+                items[-1].redacted += 1
+            elif kind == "redacted_thinking":
+                items.append(NoticeLine("info", REDACTED_THINKING_TEXT))
             elif kind == "tool_use":
                 items.append(ToolCell(_finished_call(block, results.get(block.get("id")), registry, now)))
     return items

@@ -103,7 +103,8 @@ def render_user(ctx: RenderContext, item: UserPrompt) -> list[Strip]:
 
 
 def render_thinking(ctx: RenderContext, item: ThinkingText) -> list[Strip]:
-    head = Text(f"∴ Thinking… ({len(item.text):,} chars)", style=ctx.style("thinking"))
+    redacted = f" + {item.redacted} redacted" if item.redacted else ""
+    head = Text(f"∴ Thinking… ({len(item.text):,} chars{redacted})", style=ctx.style("thinking"))
     if not item.expanded:
         head.append("  enter to expand", style=ctx.style("muted"))
         return with_gutter(ctx, to_strips(ctx, head, ctx.body_width))

@@ -26,6 +26,12 @@ from .transcript import Transcript
 from .transcript_items import AssistantText, NoticeKind, NoticeLine, ThinkingText, ToolCell, UserPrompt
 
 INTERRUPTED_TEXT = "Interrupted · tell the agent what to do instead"
+REDACTED_THINKING_TEXT = "∴ Thinking redacted by the API (kept encrypted and sent back unchanged)"
+
+
+def redacted_thinking_count(message: dict) -> int:
+    content = message.get("content")
+    return 0 if isinstance(content, str) else sum(1 for b in content or [] if b.get("type") == "redacted_thinking")
 
 
 class Conversation:
@@ -80,6 +86,13 @@ class Conversation:
             self._turn_start = len(self.transcript.items)
         elif isinstance(event, AssistantMessageFinished):
             self._end_text()
+            redacted = redacted_thinking_count(event.message)
+            if redacted and self._thinking is not None:  # counted on the message's thinking line
+                self._thinking.redacted = redacted
+                self._thinking.changed()
+                self.transcript.changed(self._thinking)
+            elif redacted:
+                self.notice("info", REDACTED_THINKING_TEXT)
             self._thinking = None
         elif isinstance(event, Retrying):
             # The failed attempt is discarded by the core; drop what it showed so the retry does not repeat it.

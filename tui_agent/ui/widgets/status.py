@@ -1,4 +1,5 @@
-"""The status line: model, permission mode, tokens, cost, the turn timer and what ESC would do."""
+"""The status line: model, permission mode, thinking, how much context is left, tokens, cost, the turn
+timer and what ESC would do. When the line is too narrow, the least important parts go first."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from .lanes import format_seconds
 from .role_styles import role_styles
 
 TICK = 0.1
-ROLES = ("model", "mode", "muted", "running", "hint")
+ROLES = ("model", "mode", "muted", "running", "hint", "thinking", "context-low")
+CONTEXT_LOW = 0.2
+"""At or under this share left until automatic compaction, the meter is shown as a warning."""
 
 
 def format_tokens(n: int) -> str:
@@ -34,6 +37,22 @@ class StatusState:
     """MCP servers connected / failed (empty without servers)."""
     hint: str = ""
     """A passing message (e.g. "press Ctrl+C again to quit") shown instead of the key help."""
+    thinking: bool = False
+    """Extended thinking is on for the next requests (alt+t switches it)."""
+    context_left: float | None = None
+    """Share (0..1) of the way to automatic compaction still free; None until the core reports it."""
+    context_used: float = 0.0
+    """Share of the model's window in use (shown when automatic compaction is off)."""
+    auto_compact: bool = True
+
+
+def context_meter(state: StatusState) -> str:
+    """Claude Code's "Context left until auto-compact: N%", short enough for an 80-column line."""
+    if state.context_left is None:
+        return ""
+    if not state.auto_compact:
+        return f"context {state.context_used:.0%} used"
+    return f"{state.context_left:.0%} context left"
 
 
 class StatusLine(Widget):
@@ -74,21 +93,32 @@ class StatusLine(Widget):
         s = self.state
         style = role_styles(self, "status", ROLES)
         sep = Text(" · ", style=style["muted"])
-        parts = [
-            Text("demo model" if s.demo else s.model, style=style["model"]),
-            Text(f"{s.mode} mode", style=style["mode"]),
-            *([Text(s.mcp, style=style["muted"])] if s.mcp else []),
-            Text(f"↑{format_tokens(s.input_tokens)} ↓{format_tokens(s.output_tokens)}", style=style["muted"]),
-            Text("cost unknown" if s.cost_usd is None else f"${s.cost_usd:.4f}", style=style["muted"]),
+        # (text, priority): the lowest priority is dropped first when the line does not fit.
+        parts: list[tuple[Text, int]] = [
+            (Text("demo model" if s.demo else s.model, style=style["model"]), 6),
+            (Text(f"{s.mode} mode", style=style["mode"]), 5),
         ]
+        if s.thinking:
+            parts.append((Text("∴ thinking", style=style["thinking"]), 4))
+        meter = context_meter(s)
+        if meter:
+            low = s.auto_compact and s.context_left is not None and s.context_left <= CONTEXT_LOW
+            parts.append((Text(meter, style=style["context-low" if low else "muted"]), 7))
+        if s.mcp:
+            parts.append((Text(s.mcp, style=style["muted"]), 1))
+        parts.append((Text(f"↑{format_tokens(s.input_tokens)} ↓{format_tokens(s.output_tokens)}", style=style["muted"]), 3))
+        parts.append((Text("cost unknown" if s.cost_usd is None else f"${s.cost_usd:.4f}", style=style["muted"]), 2))
         if s.run_started_at is not None:
-            parts.append(Text(format_seconds(self.clock() - s.run_started_at), style=style["running"]))
+            parts.append((Text(format_seconds(self.clock() - s.run_started_at), style=style["running"]), 8))
         elif s.last_run_s is not None:
-            parts.append(Text(f"last {format_seconds(s.last_run_s)}", style=style["muted"]))
+            parts.append((Text(f"last {format_seconds(s.last_run_s)}", style=style["muted"]), 0))
         if s.hint:
-            parts.insert(0, Text(s.hint, style=style["hint"]))  # first: it must not be cut off
+            parts.insert(0, (Text(s.hint, style=style["hint"]), 10))  # first: it must not be cut off
         elif s.run_started_at is not None:
-            parts.append(Text("esc to interrupt", style=style["hint"]))
-        line = sep.join(parts)
-        line.truncate(self.size.width, overflow="ellipsis")
+            parts.append((Text("esc to interrupt", style=style["hint"]), 9))
+        width = self.size.width
+        while len(parts) > 1 and sum(len(t) for t, _ in parts) + 3 * (len(parts) - 1) > width:
+            parts.remove(min(parts, key=lambda p: p[1]))
+        line = sep.join(t for t, _ in parts)
+        line.truncate(width, overflow="ellipsis")
         return line

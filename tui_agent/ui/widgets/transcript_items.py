@@ -55,6 +55,8 @@ class AssistantText(TranscriptItem):
 @dataclass(eq=False)
 class ThinkingText(TranscriptItem):
     text: str = ""
+    redacted: int = 0
+    """Redacted thinking blocks of the same message (encrypted: nothing to show but their number)."""
     selectable = True
 
     def append(self, text: str) -> None:
