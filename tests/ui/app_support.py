@@ -12,7 +12,7 @@ from typing import Any, Callable
 from textual.pilot import Pilot
 
 from tui_agent.config import AgentSettings
-from tui_agent.providers.scripted import ScriptedModel, Step
+from tui_agent.providers.scripted import ScriptedModel, Handler, Step
 from tui_agent.ui.app import TuiAgentApp, make_app
 
 
@@ -45,7 +45,7 @@ def project_at(folder: Path) -> Path:
 
 def build(
     cwd: Path,
-    script: list[Step],
+    script: list[Step] | Handler,
     *,
     clock: Callable[[], float] = time.monotonic,
     **settings: Any,

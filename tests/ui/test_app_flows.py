@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +91,24 @@ async def test_escape_while_streaming_interrupts_and_conversation_goes_on(projec
 
 
 async def test_prompt_typed_during_a_run_is_queued_then_sent(project: Path) -> None:
-    script = [Reply([Text("first answer " * 100)], chunk=4, delay=0.005), Reply([Text("second answer")])]
+    # The first answer waits until "two" is queued: a streamed answer can start and end inside one
+    # Pilot pause on a loaded machine, and then `app.running` is never seen.
+    release = threading.Event()
+
+    def script(body: dict[str, Any], index: int) -> Reply:
+        if index == 0:
+            release.wait(120)
+            return Reply([Text("first answer " * 100)], chunk=4)
+        return Reply([Text("second answer")])
+
     app, model = build(project, script)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press(*"one", "enter")
         await until(pilot, lambda: app.running)
-        app.submit("two")  # sent while the answer streams
+        app.submit("two")  # sent while the first run is going
         assert app.queued_prompts == ["two"]
         assert app.queued_view.display and "queued: two" in str(app.queued_view.render())
+        release.set()
         await until(pilot, lambda: len(model.requests) == 2 and not app.running)
         assert not app.queued_view.display
         prompts = [i.text for i in app.transcript.items if isinstance(i, UserPrompt)]
