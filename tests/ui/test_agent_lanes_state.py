@@ -15,15 +15,20 @@ from tui_agent.core.events import (
     ToolStarted,
     UsageUpdated,
 )
-from tui_agent.ui.widgets.agent_lanes import STALLED_AFTER_S, agent_row, apply_subagent_event, lane_rows
+from tui_agent.ui.widgets.agent_lanes import STALLED_AFTER_S, SubagentView, agent_row_parts, apply_subagent_event, lane_rows
+from tui_agent.ui.widgets.lane_row import lane_row
 from tui_agent.ui.widgets.lanes import ROLES
-from tui_agent.ui.widgets.tool_calls import ToolCalls
+from tui_agent.ui.widgets.tool_calls import ToolCall, ToolCalls
 
 STYLES = {role: Style() for role in ROLES}
 
 
 def blank_bar(width: int) -> Text:
     return Text(" " * width)
+
+
+def agent_row(call: ToolCall, view: SubagentView, now: float) -> str:
+    return lane_row(call, agent_row_parts(call, view, now), STYLES, 120, selected=False, bar=blank_bar).plain
 
 
 def started_group(calls: ToolCalls, now: float = 100.0) -> None:
@@ -44,7 +49,7 @@ def test_a_subagents_calls_sit_under_its_agent_row() -> None:
     assert [(r.id, r.depth) for r in rows] == [("toolu_a", 0), ("toolu_g", 1)]
     view = calls.agents["toolu_a"]
     assert view.activity == "Grep: TODO" and view.tokens == 1700
-    text = agent_row(rows[0], view, STYLES, 103.0, 120, selected=False, lane_prefix="   0 ", bar=blank_bar).plain
+    text = agent_row(rows[0], view, 103.0)
     assert "Explore" in text and "Find it · Grep: TODO" in text and "3.0s · 1.7k tok" in text
 
 
@@ -54,7 +59,7 @@ def test_no_event_for_30_seconds_flags_the_subagent_as_stalled() -> None:
     view = calls.agents["toolu_a"]
     assert not view.stalled(100.0 + STALLED_AFTER_S - 1)
     assert view.stalled(100.0 + STALLED_AFTER_S)
-    row = agent_row(calls.get("toolu_a"), view, STYLES, 135.0, 120, selected=False, lane_prefix="   0 ", bar=blank_bar).plain
+    row = agent_row(calls.get("toolu_a"), view, 135.0)
     assert "stalled: no event for 35s" in row
     apply_subagent_event(calls, SubagentEvent("toolu_a", "a1", TextDelta("x")), 135.0)
     assert not view.stalled(135.0) and view.activity == "writing its report"
@@ -67,5 +72,5 @@ def test_a_finished_group_folds_to_one_line() -> None:
     calls.on_finished(ToolFinished("toolu_a", "Agent", "ok", 0, 100.0, 104.2, "found", False))
     rows = lane_rows(calls, max_rows=8)
     assert [r.id for r in rows] == ["toolu_a"]
-    text = agent_row(rows[0], calls.agents["toolu_a"], STYLES, 110.0, 120, selected=False, lane_prefix="   0 ", bar=blank_bar).plain
+    text = agent_row(rows[0], calls.agents["toolu_a"], 110.0)
     assert "Find it · 1 tool · 1.7k tok" in text and "done 4.2s" in text

@@ -10,11 +10,6 @@ lane draw the same facts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
-
-from rich.style import Style
-from rich.text import Text
-
 from ...core.events import (
     Event,
     PermissionAnswered,
@@ -30,6 +25,7 @@ from ...core.events import (
     ToolStarted,
     UsageUpdated,
 )
+from .lane_row import RowParts
 from .tool_calls import ToolCall, ToolCalls
 
 STALLED_AFTER_S = 30.0
@@ -153,21 +149,10 @@ def lane_rows(calls: ToolCalls, max_rows: int) -> list[ToolCall]:
     return rows + (done[-room:] if room else [])
 
 
-def agent_row(
-    call: ToolCall,
-    view: SubagentView,
-    styles: dict[str, Style],
-    now: float,
-    width: int,
-    *,
-    selected: bool,
-    lane_prefix: str,
-    bar: Callable[[int], Text],
-) -> Text:
-    """A subagent's header row, in the lane panel's columns: lane, glyph, type, what it does, bar, status."""
+def agent_row_parts(call: ToolCall, view: SubagentView, now: float) -> RowParts:
+    """A subagent's header row: type, description and what it does now, elapsed time and tokens."""
     stalled = call.active and view.stalled(now)
     phase_role = {"ok": "ok", "error": "error", "cancelled": "muted", "denied": "warning"}.get(call.phase, "primary")
-    role = "warning" if stalled else phase_role
     glyph = {"ok": "✓", "error": "✗", "cancelled": "■", "denied": "⊘"}.get(call.phase, "◆")
     elapsed = call.elapsed(now)
     if call.active:
@@ -176,33 +161,17 @@ def agent_row(
     else:
         detail = f"{view.tool_uses} tool{'s' if view.tool_uses != 1 else ''} · {short_tokens(view.tokens)} tok"
         status = f"{'done' if call.phase == 'ok' else call.phase} {elapsed:.1f}s"
-    status_w = 22
-    name_w = min(16, max(4, len(view.agent_type)))
-    # The bar's width as the lane panel gives a 4-letter tool (Bash, Read, Grep, Glob): the group's
-    # bars then share one time axis, column for column.
-    bar_w = max(0, min(40, (width - 6 - BAR_NAME_W - status_w) // 3)) if width >= 70 else 0
-    summary_w = max(0, width - len(lane_prefix) - 2 - name_w - 1 - bar_w - (1 if bar_w else 0) - status_w - 1)
-
-    text = Text(style=styles["selected"] if selected else "")
-    text.append(lane_prefix, style=styles["muted"])
-    text.append(glyph + " ", style=styles[role])
-    name = Text(view.agent_type, style="bold")
-    name.truncate(name_w, overflow="ellipsis", pad=True)
-    text.append(name)
-    text.append(" ")
-    summary = Text(view.description, style="")
-    summary.append(" · " + detail.replace("\n", " "), style=styles["warning"] if stalled else styles["muted"])
-    summary.truncate(summary_w, overflow="ellipsis", pad=True)
-    text.append(summary)
-    if bar_w:
-        text.append(" ")
-        text.append(bar(bar_w))
-    text.append(" ")
-    status_text = Text(status, style=styles[role])
-    status_text.truncate(status_w, overflow="ellipsis", pad=True)
-    text.append(status_text)
-    text.truncate(width, overflow="ellipsis")
-    return text
+    return RowParts(
+        glyph=glyph,
+        role="warning" if stalled else phase_role,
+        name=view.agent_type,
+        name_w=min(16, max(4, len(view.agent_type))),
+        summary=((view.description, None), (" · " + detail, "warning" if stalled else "muted")),
+        status=status,
+        # The bar as wide as beside a 4-letter tool (Bash, Read, Grep, Glob): the group's bars share
+        # one time axis, column for column.
+        bar_name_w=BAR_NAME_W,
+    )
 
 
 def hidden_rows(calls: ToolCalls, rows: list[ToolCall]) -> int:

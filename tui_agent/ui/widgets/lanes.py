@@ -19,7 +19,8 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from .agent_lanes import agent_row, hidden_rows, lane_rows
+from .agent_lanes import agent_row_parts, hidden_rows, lane_rows
+from .lane_row import RowParts, lane_row
 from .role_styles import role_styles
 from .tool_calls import ToolCall, ToolCalls
 
@@ -125,13 +126,10 @@ class LanePanel(Widget, can_focus=True):
         lines = [self._header(styles, now, t0, width)]
         for call in rows:
             view = self.calls.agents.get(call.id)
-            if view is not None:
-                selected = call.id == self.selected_id and self.has_focus
-                prefix = ("▌" if selected else " ") + "  " * call.depth + (f"{call.lane:>2} " if call.lane >= 0 else " · ")
-                bar = lambda w, c=call: self._bar(c, styles, now, t0, span, w)  # noqa: E731
-                lines.append(agent_row(call, view, styles, now, width, selected=selected, lane_prefix=prefix, bar=bar))
-            else:
-                lines.append(self._row(call, styles, now, t0, span, width))
+            parts = agent_row_parts(call, view, now) if view is not None else self._parts(call, now)
+            selected = call.id == self.selected_id and self.has_focus
+            bar = lambda w, c=call: self._bar(c, styles, now, t0, span, w)  # noqa: E731
+            lines.append(lane_row(call, parts, styles, width, selected=selected, bar=bar))
             if call.is_shell and call.phase == "running":
                 lines.append(self._shell_line(call, styles, now, width))
         hidden = hidden_rows(self.calls, rows)
@@ -151,36 +149,12 @@ class LanePanel(Widget, can_focus=True):
         text.truncate(width, overflow="ellipsis")
         return text
 
-    def _row(self, call: ToolCall, styles: dict[str, Style], now: float, t0: float, span: float, width: int) -> Text:
-        role = PHASE_ROLE[call.phase]
-        selected = call.id == self.selected_id and self.has_focus
-        status = self._status(call, now)
-        status_w = 22
+    @classmethod
+    def _parts(cls, call: ToolCall, now: float) -> RowParts:
         name_w = min(10, max(4, len(call.name)))
-        bar_w = max(0, min(40, (width - 6 - name_w - status_w) // 3)) if width >= 70 else 0
-        indent = "  " * call.depth  # a subagent's own call, under its Agent row
-        summary_w = max(0, width - 6 - len(indent) - name_w - 1 - bar_w - (1 if bar_w else 0) - status_w - 1)
-
-        text = Text(style=styles["selected"] if selected else "")
-        text.append("▌" if selected else " ", style=styles["primary"])
-        text.append(indent + (f"{call.lane:>2} " if call.lane >= 0 else " · "), style=styles["muted"])
-        text.append(PHASE_GLYPH[call.phase] + " ", style=styles[role])
-        name = Text(call.name, style="bold")
-        name.truncate(name_w, overflow="ellipsis", pad=True)
-        text.append(name)
-        text.append(" ")
-        summary = Text(call.summary.replace("\n", " "), style=styles["muted"])
-        summary.truncate(summary_w, overflow="ellipsis", pad=True)
-        text.append(summary)
-        if bar_w:
-            text.append(" ")
-            text.append(self._bar(call, styles, now, t0, span, bar_w))
-        text.append(" ")
-        status_text = Text(status, style=styles[role])
-        status_text.truncate(status_w, overflow="ellipsis", pad=True)
-        text.append(status_text)
-        text.truncate(width, overflow="ellipsis")
-        return text
+        summary = ((call.summary, "muted"),)
+        role = PHASE_ROLE[call.phase]
+        return RowParts(PHASE_GLYPH[call.phase], role, call.name, name_w, summary, cls._status(call, now), name_w)
 
     @staticmethod
     def _status(call: ToolCall, now: float) -> str:
