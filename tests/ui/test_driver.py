@@ -1,4 +1,5 @@
-"""The input loop hands a lone ESC on within the escape delay, and parses everything else as Textual does."""
+"""The input loop hands a lone ESC on within the escape delay, keeps pastes whole (ESC bytes and all), parses
+everything else as Textual does, and says when the input ends. A real pipe, the real XTermParser."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from textual import constants, events
 from textual._time import get_time
 from textual._xterm_parser import XTermParser
 
-from tui_agent.ui.driver import IDLE_WAIT_S, input_wait, read_input
+from tui_agent.ui import input_loop
+from tui_agent.ui.input_loop import IDLE_WAIT_S, PasteSplitter, input_wait, read_input
 
 
 def test_the_wait_is_the_idle_poll_when_no_escape_is_pending() -> None:
@@ -36,9 +38,10 @@ class Terminal:
     def __init__(self) -> None:
         self.read_end, self.write_end = os.pipe()
         self.events: list[Any] = []
+        self.ended = threading.Event()
         self.got = threading.Condition()
         self.stop = threading.Event()
-        self.thread = threading.Thread(target=read_input, args=(self.read_end, XTermParser(), self._emit, self.stop))
+        self.thread = threading.Thread(target=read_input, args=(self.read_end, XTermParser(), self._emit, self.stop, self.ended.set))
         self.thread.start()
 
     def _emit(self, event: Any) -> None:
@@ -54,11 +57,16 @@ class Terminal:
             assert self.got.wait_for(lambda: len(self.events) >= count, timeout=60), self.events
             return list(self.events)
 
+    def hang_up(self) -> None:
+        os.close(self.write_end)
+        self.write_end = -1
+
     def close(self) -> None:
         self.stop.set()
         self.thread.join(60)
         os.close(self.read_end)
-        os.close(self.write_end)
+        if self.write_end >= 0:
+            os.close(self.write_end)
 
 
 @pytest.fixture
@@ -72,10 +80,30 @@ def keys(found: list[Any]) -> list[str]:
     return [e.key for e in found if isinstance(e, events.Key)]
 
 
+def pastes(found: list[Any]) -> list[str]:
+    return [e.text for e in found if isinstance(e, events.Paste)]
+
+
 def test_a_lone_escape_arrives_as_the_escape_key(terminal: Terminal, monkeypatch: Any) -> None:
     monkeypatch.setattr(constants, "ESCAPE_DELAY", 0.01)
     terminal.type("\x1b")
     assert keys(terminal.wait_for(1)) == ["escape"]
+
+
+def test_a_lone_escape_is_delivered_when_its_delay_ends_not_at_the_next_poll(monkeypatch: Any) -> None:
+    # With an idle poll of ten minutes, only a wait bounded by the escape's own delay delivers it.
+    monkeypatch.setattr(input_loop, "IDLE_WAIT_S", 600.0)
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", 0.01)
+    term = Terminal()
+    try:
+        with term.got:  # the loop is in its first (ten-minute) wait when the key comes
+            term.type("\x1b")
+            assert term.got.wait_for(lambda: bool(term.events), timeout=60), "the ESC waited for the idle poll"
+        assert keys(term.events) == ["escape"]
+    finally:
+        term.stop.set()
+        term.hang_up()  # wakes the loop's wait
+        term.close()
 
 
 def test_an_escape_sequence_split_across_reads_is_one_key(terminal: Terminal, monkeypatch: Any) -> None:
@@ -100,3 +128,37 @@ def test_pasted_text_is_one_paste_not_keys(terminal: Terminal) -> None:
     found = terminal.wait_for(1)
     assert [e.text for e in found if isinstance(e, events.Paste)] == ["ls -la\ndone"]
     assert keys(found) == []
+
+
+def test_escape_bytes_inside_a_paste_stay_in_the_pasted_text(terminal: Terminal) -> None:
+    # Textual's parser alone cuts this paste at the first ESC and sends the rest as keys, ESC ESC as escape.
+    text = "red: \x1b[31mred\x1b[0m, two escapes: \x1b\x1b, a lone one at the end \x1b"
+    terminal.type("\x1b[200~" + text + "\x1b[201~")
+    terminal.type("x")
+    found = terminal.wait_for(2)
+    assert pastes(found) == [text] and keys(found) == ["x"]
+
+
+def test_a_paste_split_across_reads_at_every_place_is_one_paste(terminal: Terminal, monkeypatch: Any) -> None:
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", 60.0)  # a marker's halves always meet in the parser
+    data = "\x1b[200~a\x1bb\x1b[201~"
+    for cut in range(1, len(data)):
+        terminal.type(data[:cut])
+        terminal.type(data[cut:])
+    found = terminal.wait_for(len(data) - 1)
+    assert pastes(found) == ["a\x1bb"] * (len(data) - 1) and keys(found) == []
+
+
+def test_the_splitter_hands_the_parser_only_markers_and_text_outside_pastes() -> None:
+    splitter = PasteSplitter()
+    assert list(splitter.split("ab\x1b[20")) == [("parse", "ab\x1b[20")]
+    assert list(splitter.split("0~in\x1b")) == [("parse", "0~")]  # the marker's end; the content waits
+    assert list(splitter.split("[31m\x1b[201~cd")) == [("paste", "in\x1b[31m"), ("parse", "cd")]
+
+
+def test_the_end_of_input_is_reported_once(terminal: Terminal) -> None:
+    terminal.type("a")
+    terminal.wait_for(1)
+    terminal.hang_up()  # a terminal that goes away reads as the end of input (or EIO)
+    assert terminal.ended.wait(60)
+    assert keys(terminal.events) == ["a"]

@@ -46,7 +46,7 @@ from ..core.mcp.events import McpServersChanged, status_summary  # noqa: E402
 from ..factory import build_agent  # noqa: E402
 from .agent_runner import AgentRunner  # noqa: E402
 from .context_view import report_context_size, show_context, show_thinking, toggle_thinking  # noqa: E402
-from .messages import AgentEvents, EventBatcher  # noqa: E402
+from .messages import AgentEvents, EventBatcher, TerminalSignal  # noqa: E402
 from .widgets.agent_lanes import SUBAGENT_EVENTS, apply_subagent_event  # noqa: E402
 from .widgets.conversation import Conversation  # noqa: E402
 from .widgets.lanes import LanePanel  # noqa: E402
@@ -407,7 +407,7 @@ class TuiAgentApp(App[int]):
         self.status.state.hint = ""
         self.status.refresh()
 
-    async def action_quit(self) -> None:
+    async def action_quit(self, code: int = 0) -> None:
         """Stop the run, wait (briefly) for its processes to be gone, close the session, exit."""
         self.interrupt()
         run = self._run
@@ -418,7 +418,13 @@ class TuiAgentApp(App[int]):
                 pass  # a stuck run is cancelled with the app; atexit kills leftover shells
         if self.ready:
             await self.runner.close()
-        self.exit(0)
+        self.exit(code, return_code=code)
+
+    @on(TerminalSignal)
+    async def _on_terminal_signal(self, message: TerminalSignal) -> None:
+        from .quitting import quit_on_signal  # the terminal closed (SIGHUP) or SIGTERM
+
+        await quit_on_signal(self, message.signum)
 
     async def on_unmount(self) -> None:
         # Whatever still runs on the core's thread (the app closed without /quit) is cancelled: its
@@ -472,6 +478,9 @@ def make_app(
 
 
 def run_app(settings: AgentSettings, initial_prompt: str | None = None, opened: Any = None) -> int:
+    from .quitting import exit_if_signalled
+
     app = make_app(settings, initial_prompt=initial_prompt, opened=opened)
     app.run()
+    exit_if_signalled(app)  # the terminal closed, or SIGTERM: the session is saved, nothing more to do
     return app.return_code or 0

@@ -1,60 +1,101 @@
-"""Textual's Linux driver with an input loop that hands a lone ESC on within the escape delay.
+"""Textual's Linux driver with our input loop, and an end that cannot hang when the terminal goes away.
 
-Textual's `LinuxDriver.run_input_thread` waits for input with `select(0.1)` and asks the parser
-whether a pending escape has timed out only after each wait. A lone ESC (the key this app is built
-around) therefore reaches the app up to 100 ms late whatever `ESCDELAY` says. Here the wait is the
-time left until the parser's pending timeout when there is one, so ESC arrives `ESCDELAY` after the
-key. Everything else is Textual's: the same parser (split sequences, Alt+key, bracketed paste), the
-same message path. Upstream, the same change is one line in `run_input_thread`:
-`selector.select(input_wait(parser, get_time()))` instead of `selector.select(0.1)`.
+Input: `input_loop.read_input` (a lone ESC within the escape delay, pastes whole).
+
+The end: when the terminal closes (tmux kill-session, a closed window) the kernel sends SIGHUP then
+SIGCONT, reads hit end of input and writes fail with EIO. Textual's driver takes the SIGCONT for a
+return from Ctrl+Z and starts application mode again on the dead terminal; its writer thread dies on
+the first EIO, and the next write blocks the app forever on the writer's full queue. Here the
+terminal is marked gone at the first sign (SIGHUP, end of input, a failed write): output is dropped,
+SIGCONT is ignored, and the app gets one `TerminalSignal` to quit by (ui/quitting.py). SIGTERM sends
+the same message with the terminal still there.
 """
 
 from __future__ import annotations
 
-import os
-import selectors
-import threading
-from codecs import getincrementaldecoder
-from typing import Any, Callable
+import signal
+from typing import Any, TextIO
 
-from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
+from .input_loop import read_input
+from .messages import TerminalSignal
 
-IDLE_WAIT_S = 0.1  # how often the loop looks at the exit flag when nothing is pending (Textual's value)
-
-
-def input_wait(parser: XTermParser, now: float, idle: float = IDLE_WAIT_S) -> float:
-    """How long to wait for input: until a pending escape times out, else `idle`."""
-    pending: float | None = getattr(parser, "_timeout_time", None)
-    return idle if pending is None else max(0.0, min(idle, pending - now))
+QUIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
 
 
-def read_input(fileno: int, parser: XTermParser, emit: Callable[[Any], None], stop: threading.Event) -> None:
-    """Feed what arrives on `fileno` to `parser` and `emit` its events until `stop` is set."""
-    selector = selectors.SelectSelector()
-    selector.register(fileno, selectors.EVENT_READ)
-    decode = getincrementaldecoder("utf-8")().decode
-    try:
-        while not stop.is_set():
-            for _key, _mask in selector.select(input_wait(parser, get_time())):
-                data = decode(os.read(fileno, 4096))
-                if not data:  # end of input (a pipe): keep ticking, stop selecting on it
-                    selector.unregister(fileno)
-                    stop.wait(IDLE_WAIT_S)
-                    break
-                for event in parser.feed(data):
-                    emit(event)
-            if not selector.get_map():
-                stop.wait(IDLE_WAIT_S)
-            for event in parser.tick():
-                emit(event)
-    finally:
-        selector.close()
+class _TerminalOutput:
+    """The file Textual's writer thread writes to: a failed write marks the terminal gone instead of
+    ending the thread (the app would then block on the thread's full queue)."""
+
+    def __init__(self, file: TextIO, driver: "EscapeAwareDriver") -> None:
+        self._file = file
+        self._driver = driver
+
+    def write(self, text: str) -> None:
+        if not self._driver.terminal_gone:
+            try:
+                self._file.write(text)
+            except OSError:
+                self._driver.hang_up()
+
+    def flush(self) -> None:
+        if not self._driver.terminal_gone:
+            try:
+                self._file.flush()
+            except OSError:
+                self._driver.hang_up()
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def isatty(self) -> bool:
+        return self._file.isatty()
 
 
 class EscapeAwareDriver(LinuxDriver):
-    """`LinuxDriver` whose input loop waits no longer than a pending escape's delay."""
+    """`LinuxDriver` whose input loop waits no longer than a pending escape's delay, and which ends
+    cleanly when the terminal goes away."""
+
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        self.terminal_gone = False
+        self._file = _TerminalOutput(self._file, self)  # type: ignore[arg-type]
+        self._signalled = False
+        self._taken: list[int] = []
+        for signum in QUIT_SIGNALS:
+            if signal.getsignal(signum) == signal.SIG_DFL:  # someone else's handler stays theirs
+                signal.signal(signum, self._on_signal)
+                self._taken.append(signum)
+
+    def hang_up(self) -> None:
+        """The terminal is gone: drop output from now on and ask the app (once) to quit."""
+        self.terminal_gone = True
+        self._tell_app(signal.SIGHUP)
+
+    def _on_signal(self, signum: int, _frame: Any) -> None:
+        if signum == signal.SIGHUP:
+            self.terminal_gone = True  # before the SIGCONT that follows it is handled
+        self._tell_app(signum)
+
+    def _tell_app(self, signum: int) -> None:
+        if not self._signalled:
+            self._signalled = True
+            self.send_message(TerminalSignal(signum))
+
+    def _sigcont_application(self, *args: Any) -> None:
+        if not self.terminal_gone:  # a return from Ctrl+Z, not the SIGCONT of a hangup
+            super()._sigcont_application(*args)
+
+    def write(self, data: str) -> None:
+        if not self.terminal_gone:
+            super().write(data)
 
     def run_input_thread(self) -> None:
-        read_input(self.fileno, XTermParser(self._debug), self.process_message, self.exit_event)
+        read_input(self.fileno, XTermParser(self._debug), self.process_message, self.exit_event, on_end=self.hang_up)
+
+    def close(self) -> None:
+        super().close()
+        for signum in self._taken:
+            signal.signal(signum, signal.SIG_DFL)
+        self._taken.clear()

@@ -1,4 +1,4 @@
-"""Textual messages that carry the core's events into the app.
+"""Textual messages that carry the core's events into the app (and the terminal's end, `TerminalSignal`).
 
 The loop emits events synchronously from its coroutines, up to thousands a second while text streams.
 Posting one message per event would flood the message queue, so events are gathered into a batch: the
@@ -46,3 +46,11 @@ class EventBatcher:
             if self._open is message.events:
                 self._open = None
         return message.events
+
+
+class TerminalSignal(Message):
+    """The terminal hung up (SIGHUP, or its input or output ended), or SIGTERM asked us to end."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__()
+        self.signum = signum

@@ -8,7 +8,6 @@ command it will run: use this one, all of this project, or none.
 from __future__ import annotations
 
 import asyncio
-import signal
 from typing import Any
 
 from rich.text import Text
@@ -178,22 +177,6 @@ def start_mcp(app: App[Any]) -> None:
     ask_pending(app, manager)
     stop = asyncio.Event()
     app.run_worker(manager.watch_configs(stop), group="mcp-watch", exit_on_error=False)
-    _stop_servers_on_signal(app)
-
-
-def _stop_servers_on_signal(app: App[Any]) -> None:
-    """SIGTERM / SIGHUP would end the app without its exit hooks: first stop every process we started
-    (MCP servers and shells, with what they forked), then leave as a quit would."""
-    from ...tools.processes import kill_all_now
-
-    def stop(signum: int) -> None:
-        kill_all_now()
-        app.exit(128 + signum)
-
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(signum) == signal.SIG_DFL:  # someone else's handler stays theirs
-            loop.add_signal_handler(signum, stop, signum)
 
 
 def ask_pending(app: App[Any], manager: Any) -> None:

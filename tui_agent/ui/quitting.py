@@ -1,0 +1,50 @@
+"""Quitting on a signal: the terminal closed (SIGHUP) or SIGTERM.
+
+What /exit does (stop the run, wait for its processes to be gone, close the session: background
+shells, MCP servers, the transcript), within a bounded time; then whatever we started that still runs
+is killed, and the process exits 128 + the signal's number without the interpreter's teardown (which
+takes seconds on a busy machine, with nobody left to see it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import sys
+from typing import Any
+
+SIGNAL_QUIT_GRACE_S = 5.0
+"""The most a signal's quit waits for the run and the session to close before killing what is left."""
+_QUIT_SIGNAL = "_tui_agent_quit_signal"
+
+
+async def quit_on_signal(app: Any, signum: int) -> None:
+    """Quit `app` as /exit would, within SIGNAL_QUIT_GRACE_S; a second signal changes nothing."""
+    from ..tools.processes import kill_all_now
+
+    if getattr(app, _QUIT_SIGNAL, None) is not None:
+        return
+    setattr(app, _QUIT_SIGNAL, signum)
+    code = 128 + signum
+    try:
+        await asyncio.wait_for(app.action_quit(code), SIGNAL_QUIT_GRACE_S)
+    except Exception:
+        pass  # out of time, or the session failed to close: what is left is killed below
+    finally:
+        kill_all_now()
+        app.exit(code, return_code=code)
+
+
+def exit_if_signalled(app: Any) -> None:
+    """After `app.run()`: when a signal ended it, run the exit hooks and end the process now."""
+    signum = getattr(app, _QUIT_SIGNAL, None)
+    if signum is None:
+        return
+    atexit._run_exitfuncs()  # shells still alive, MCP servers, temporary files
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # the terminal is gone
+    os._exit(128 + signum)
