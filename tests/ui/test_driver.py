@@ -13,6 +13,7 @@ from textual._time import get_time
 from textual._xterm_parser import XTermParser
 
 from tui_agent.ui import input_loop
+from tui_agent.ui.driver import use_escape_delay
 from tui_agent.ui.input_loop import IDLE_WAIT_S, PasteSplitter, input_wait, read_input
 
 
@@ -162,3 +163,11 @@ def test_the_end_of_input_is_reported_once(terminal: Terminal) -> None:
     terminal.hang_up()  # a terminal that goes away reads as the end of input (or EIO)
     assert terminal.ended.wait(60)
     assert keys(terminal.events) == ["a"]
+
+
+def test_the_escape_delay_is_10_ms_unless_escdelay_says_otherwise(monkeypatch: Any) -> None:
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", 0.1)  # Textual's default, or what ESCDELAY said at import
+    use_escape_delay({"ESCDELAY": "100"})
+    assert constants.ESCAPE_DELAY == 0.1  # the user's own setting stays
+    use_escape_delay({})
+    assert constants.ESCAPE_DELAY == 0.01

@@ -11,6 +11,7 @@ from textual import events
 from tui_agent.providers.scripted import Reply, Text, ToolUse
 from tui_agent.ui import notify
 
+from tests.core.support import assert_history_valid
 from tests.ui.app_support import FakeClock, build, until, until_idle
 
 
@@ -91,17 +92,27 @@ async def test_preferred_channel_and_the_notification_hook(project: Path, tmp_pa
 
 async def test_a_permission_ask_waiting_notifies(project: Path, monkeypatch) -> None:
     monkeypatch.setattr(notify, "PERMISSION_WAIT_SECONDS", 0.3)  # 6 s in the app
-    app, _ = build(project, [Reply([ToolUse("Bash", {"command": "touch made.txt"})]), Reply([Text("ok")])])
+    app, model = build(project, [Reply([ToolUse("Bash", {"command": "touch made.txt"})]), Reply([Text("ok")])])
     written: list[str] = []
     async with app.run_test(size=(100, 30)) as pilot:
         app.notifier._write = written.append  # noqa: SLF001
-        await until(pilot, lambda: app.ready, timeout=60)
+        await until(pilot, lambda: app.ready)
         await pilot.press(*"go", "enter")
-        await until(pilot, lambda: app.asker.dialog is not None, timeout=60)
-        await until(pilot, lambda: bool(written), timeout=30)
+        await until(pilot, lambda: app.asker.dialog is not None)
+        await until(pilot, lambda: bool(written))
         assert app.notifier.sent == ["tui-agent needs your permission to use Bash"]
         assert "\x1b]9;tui-agent needs your permission to use Bash\x07" in written[0]
-        assert len(written) == 1  # one notification per ask, not one per poll
+        dialog = app.asker.dialog
+        await until(pilot, lambda: not dialog.query_one("#dialog").has_class("-guarded"))
+        await pilot.press("n")  # denied: the run goes on and ends
+        await until_idle(pilot, app)
+        # One notification per ask, not one per poll (the turn's end may add its own: it took a while).
+        assert [w for w in written if "permission" in w] == written[:1]
+    assert not (project / "made.txt").exists()
+    assert len(model.requests) == 2  # the denial went back to the model, which answered
+    history = model.requests[1]["messages"]
+    assert_history_valid(history)
+    assert history[-1]["content"][0]["type"] == "tool_result" and history[-1]["content"][0]["is_error"]
 
 
 def test_escapes_inside_tmux_use_its_passthrough() -> None:

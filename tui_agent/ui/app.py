@@ -10,10 +10,6 @@ its own timer, so the UI stays responsive however fast the model writes.
 from __future__ import annotations
 
 import os
-
-# Textual reads ESCDELAY once, when it is imported: ESC must act in ~10 ms, not the default 100 ms.
-os.environ.setdefault("ESCDELAY", "10")
-
 import asyncio  # noqa: E402
 import time  # noqa: E402
 from concurrent.futures import Future  # noqa: E402
@@ -113,7 +109,8 @@ class TuiAgentApp(App[int]):
 
     def get_driver_class(self) -> Any:
         # In a real terminal on Linux/macOS: Textual's driver with an input loop that delivers a lone
-        # ESC within ESCDELAY (ui/driver.py). TEXTUAL_DRIVER and Windows keep Textual's choice.
+        # ESC within the escape delay, 10 ms unless ESCDELAY says (ui/driver.py). TEXTUAL_DRIVER and
+        # Windows keep Textual's choice.
         from textual import constants
 
         if constants.DRIVER is not None or os.name == "nt":

@@ -1,6 +1,7 @@
 """Textual's Linux driver with our input loop, and an end that cannot hang when the terminal goes away.
 
-Input: `input_loop.read_input` (a lone ESC within the escape delay, pastes whole).
+Input: `input_loop.read_input` (a lone ESC within the escape delay, pastes whole), with a 10 ms escape
+delay unless ESCDELAY says otherwise.
 
 The end: when the terminal closes (tmux kill-session, a closed window) the kernel sends SIGHUP then
 SIGCONT, reads hit end of input and writes fail with EIO. Textual's driver takes the SIGCONT for a
@@ -13,15 +14,28 @@ the same message with the terminal still there.
 
 from __future__ import annotations
 
+import os
 import signal
-from typing import Any, TextIO
+from typing import Any, Mapping, TextIO
 
+from textual import constants
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 from .input_loop import read_input
 from .messages import TerminalSignal
 
 QUIT_SIGNALS = (signal.SIGHUP, signal.SIGTERM)
+ESCAPE_DELAY_S = 0.010
+"""How long a lone ESC waits for the rest of a key's sequence before it is the escape key. Textual's
+default is 100 ms (vim's ttimeoutlen); tmux has waited 10 ms since 3.5 (it was 500): a terminal writes
+a key's sequence in one go, so its bytes arrive together. Crossterm (Codex) does not wait at all. An
+explicit ESCDELAY (milliseconds, as curses reads it) is the user's and wins."""
+
+
+def use_escape_delay(environ: Mapping[str, str] = os.environ) -> None:
+    """Set Textual's escape delay (read by its parser at each ESC) to ours, unless ESCDELAY is set."""
+    if "ESCDELAY" not in environ:
+        constants.ESCAPE_DELAY = ESCAPE_DELAY_S  # type: ignore[misc]
 
 
 class _TerminalOutput:
@@ -59,6 +73,7 @@ class EscapeAwareDriver(LinuxDriver):
 
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
+        use_escape_delay()
         self.terminal_gone = False
         self._file = _TerminalOutput(self._file, self)  # type: ignore[arg-type]
         self._signalled = False
