@@ -73,3 +73,24 @@ async def test_escape_while_waiting_for_a_tool_to_start_and_during_retry(project
         await until_idle(pilot, app)
         text = transcript_text(app)
         assert "Interrupted" in text and "never" not in text
+
+
+@pytest.mark.parametrize("leave", ["ctrl+c twice", "/exit"])
+async def test_leaving_while_shells_run_leaves_no_process_behind(project: Path, leave: str) -> None:
+    background, foreground = f"sleep 305.{len(leave)}1", f"sleep 305.{len(leave)}2"  # unique to this case
+    script = [
+        Reply([ToolUse("Bash", {"command": background, "run_in_background": True}), ToolUse("Bash", {"command": foreground})]),
+        Reply([Text("never")]),
+    ]
+    app, _ = build(project, script, permission_mode="bypassPermissions")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press(*"run them", "enter")
+        await until(pilot, lambda: bool(sleep_processes(background)) and bool(sleep_processes(foreground)))
+        if leave == "ctrl+c twice":
+            await pilot.press("ctrl+c", "ctrl+c")
+        else:
+            await pilot.press(*leave, "enter")
+        await wait_until(lambda: app.return_code is not None)
+    assert app.return_code == 0
+    assert await wait_until(lambda: not sleep_processes(background) and not sleep_processes(foreground)), (
+        sleep_processes(background) + sleep_processes(foreground))
