@@ -9,8 +9,8 @@ its own timer, so the UI stays responsive however fast the model writes.
 
 from __future__ import annotations
 
-import os
 import asyncio  # noqa: E402
+import os
 import time  # noqa: E402
 from concurrent.futures import Future  # noqa: E402
 from functools import partial  # noqa: E402
