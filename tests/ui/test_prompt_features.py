@@ -220,3 +220,14 @@ class TestEditor:
             await pilot.press("ctrl+x", "ctrl+e")  # the readline chord too
             await until(pilot, lambda: app.prompt.text.count("edited") == 2)
             assert model.requests == [] and not any(isinstance(i, UserPrompt) for i in app.transcript.items)
+
+
+async def test_a_paste_with_colour_codes_and_escapes_lands_as_its_text(project: Path) -> None:
+    from textual import events
+
+    app, _ = build(project, [])
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.post_message(events.Paste("pasted \x1b[31mred\x1b[0m,\x1b\x1b two\x07\nline two"))
+        await until(pilot, lambda: "line two" in app.prompt.text)
+        assert app.prompt.text == "pasted red, two\nline two"
+        assert not app.running  # nothing in it was taken for ESC

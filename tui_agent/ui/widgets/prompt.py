@@ -10,9 +10,11 @@ A one-line bar above the text says which layer is active.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Callable, Literal
 
+from rich.text import Text
 from textual import events
 from textual.message import Message
 from textual.widgets import OptionList, Static, TextArea
@@ -23,6 +25,15 @@ from ..prompt_completion import FileIndex, active_mention, mention_text
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
 EDITOR_KEYS = frozenset({"ctrl+g"})
 PromptMode = Literal["prompt", "bash"]
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def printable_paste(text: str) -> str:
+    """Pasted text as it reads: colour codes and other control bytes dropped (drawn raw, the terminal
+    would act on them), lines and tabs kept."""
+    if "\x1b" in text:
+        text = Text.from_ansi(text).plain  # rich's ANSI decoder: SGR, cursor and OSC sequences go
+    return _CONTROL.sub("", text)
 
 
 class CompletionList(OptionList):
@@ -131,6 +142,10 @@ class PromptInput(TextArea):
         return self._history
 
     # ----- keys -------------------------------------------------------------------------------
+    async def _on_paste(self, event: events.Paste) -> None:
+        event.prevent_default()  # TextArea's own handler would insert the raw text too
+        await super()._on_paste(events.Paste(printable_paste(event.text)))
+
     async def _on_key(self, event: events.Key) -> None:
         self.on_keypress()
         if await self._layer_key(event):
