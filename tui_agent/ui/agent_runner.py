@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import threading
 from concurrent.futures import Future
-from typing import Any, Awaitable, Callable, Coroutine, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, TypeVar
 
 from ..core.events import LoopEnded
-from ..core.loop import Agent
 from ..core.permission_types import AskHandler, PermissionAnswer, PermissionRequest
+
+if TYPE_CHECKING:  # built on the core's thread; the app's first frame does not wait for its import
+    from ..core.loop import Agent
 
 T = TypeVar("T")
 
