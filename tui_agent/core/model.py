@@ -224,6 +224,12 @@ def preload_sdk() -> None:
         _loader = _SDKLoader()
 
 
+async def sdk_loaded() -> None:
+    """Wait until the background import of the SDK has finished (at once if it never started)."""
+    if _loader is not None:
+        await _loader.wait()
+
+
 class ModelClient:
     """One `AsyncAnthropic` per session, made on first use. `http_client_factory` lets the scripted
     model be plugged in as an httpx2 transport; otherwise the SDK talks to `base_url` over the network."""

@@ -15,7 +15,7 @@ import time  # noqa: E402
 from concurrent.futures import Future  # noqa: E402
 from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any, Callable  # noqa: E402
+from typing import TYPE_CHECKING, Any, Callable  # noqa: E402
 
 from textual import on  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
@@ -37,9 +37,7 @@ from ..core.events import (  # noqa: E402
     ToolStarted,
     UsageUpdated,
 )
-from ..core.loop import Agent  # noqa: E402
 from ..core.mcp.events import McpServersChanged, status_summary  # noqa: E402
-from ..factory import build_agent  # noqa: E402
 from .agent_runner import AgentRunner  # noqa: E402
 from .context_view import report_context_size, show_context, show_thinking, toggle_thinking  # noqa: E402
 from .messages import AgentEvents, EventBatcher, TerminalSignal  # noqa: E402
@@ -58,6 +56,9 @@ STYLE_FILES = ("app.tcss", "transcript.tcss", "lanes.tcss")
 CTRL_C_WINDOW_S = 2.0
 QUIT_GRACE_S = 3.0
 KEY_HELP = "enter send · shift+enter/ctrl+j new line · esc interrupt · tab focus · ctrl+t tools panel · alt+t thinking"
+
+if TYPE_CHECKING:  # the loop, its tools and the factory load on the core's thread, after the first frame
+    from ..core.loop import Agent
 
 Clock = Callable[[], float]
 
@@ -124,6 +125,8 @@ class TuiAgentApp(App[int]):
     asker: Any
     """The agent's ask handler: the permission dialog."""
     ready = False
+    freeze_after_start = False
+    """Freeze start-up's objects out of the garbage collector's scans (warm_up.py); the real app only."""
     shell: Any = None
     """The `!` shell command running now, if any."""
 
@@ -158,6 +161,7 @@ class TuiAgentApp(App[int]):
     def _build_agent(self) -> None:
         # Building the agent imports every tool (~0.4 s, mostly the shell parser): after the first
         # frame, on the core's thread. Prompts sent meanwhile wait in the queue.
+        from ..factory import build_agent
         from .session_view import choose_session, show_opened
 
         opened = choose_session(self)
@@ -181,6 +185,10 @@ class TuiAgentApp(App[int]):
             self.conversation.notice("error", f"The agent could not start: {built.exception()}", now=True)
             return
         self.agent = built.result()
+        if self.freeze_after_start:
+            from .warm_up import freeze_the_start
+
+            self.runner.submit(freeze_the_start(self.agent.model))
         watch = getattr(self.agent.policy, "start_watching", None)
         if watch is not None:  # settings files reload live; the engine reports each change as a notice
             self.runner.submit(watch())
@@ -478,6 +486,7 @@ def run_app(settings: AgentSettings, initial_prompt: str | None = None, opened: 
     from .quitting import exit_if_signalled
 
     app = make_app(settings, initial_prompt=initial_prompt, opened=opened)
+    app.freeze_after_start = True
     app.run()
     exit_if_signalled(app)  # the terminal closed, or SIGTERM: the session is saved, nothing more to do
     return app.return_code or 0

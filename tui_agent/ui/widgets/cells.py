@@ -71,11 +71,24 @@ def blank_line(ctx: RenderContext) -> Strip:
 
 
 def render_markdown_block(ctx: RenderContext, source: str, first: bool) -> list[Strip]:
+    return [Strip(line) for line in markdown_block_lines(ctx, source, first)]
+
+
+Line = tuple[Segment, ...]
+"""A drawn line kept compactly: a Strip holds seven caches, which the garbage collector would scan in
+every full collection for each of the thousands of lines a long answer keeps."""
+
+
+def markdown_block_lines(ctx: RenderContext, source: str, first: bool) -> list[Line]:
+    """A Markdown block's lines, with the gutter (a marker on the first line when `first`)."""
     from rich.markdown import Markdown  # ~40 ms to import: not on the path to the first frame
 
     markdown = Markdown(_builtin_languages_only(source), code_theme=CODE_THEME)
-    strips = to_strips(ctx, markdown, ctx.body_width)
-    return with_gutter(ctx, strips, "●" if first else "", "text")
+    width = ctx.body_width
+    lines = ctx.console.render_lines(markdown, ctx.console.options.update_width(width), pad=True)
+    blank = Segment(" " * GUTTER)
+    marker = Segment("●".ljust(GUTTER), ctx.style("text")) if first else blank
+    return [(marker if i == 0 else blank, *line) for i, line in enumerate(lines)]
 
 
 @functools.cache

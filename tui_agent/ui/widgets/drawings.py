@@ -13,7 +13,7 @@ import bisect
 
 from textual.strip import Strip
 
-from .cells import RenderContext, render_markdown_block, render_notice, render_thinking, render_tool, render_user
+from .cells import Line, RenderContext, markdown_block_lines, render_notice, render_thinking, render_tool, render_user
 from .transcript_items import AssistantText, NoticeLine, ThinkingText, ToolCell, TranscriptItem, UserPrompt
 
 
@@ -26,6 +26,8 @@ class Drawing:
         self._key: object = None
         self._lines: list[Strip] = []
         self._height = 0
+        self.changed_from = 0
+        """After `update`: the first line that may differ from before (lines above it are as they were)."""
 
     @property
     def height(self) -> int:
@@ -45,6 +47,7 @@ class Drawing:
         item = self.item
         self._ctx = ctx  # a theme change keeps the key: lines drawn again later use the new styles
         key = (ctx.width, item.version, item.call.version if isinstance(item, ToolCell) else 0)
+        self.changed_from = 0 if key != self._key else self._height
         if key != self._key:
             self._key = key
             self._lines = self._draw(ctx)
@@ -88,10 +91,10 @@ class MarkdownDrawing(Drawing):
         self.stream = item.stream
         self._width = 0
         self._ends: list[int] = []  # the line after each finished block (line 0 is the blank above)
-        self._blocks: dict[int, list[Strip]] = {}  # the finished blocks' lines still in memory
+        self._blocks: dict[int, list[Line]] = {}  # the finished blocks' lines still in memory
         self._block_lines = 0  # lines held in `_blocks`
         self._tail_source = ""
-        self._tail: list[Strip] = []
+        self._tail: list[Line] = []
 
     @property
     def done_blocks(self) -> int:
@@ -114,6 +117,7 @@ class MarkdownDrawing(Drawing):
         self._ctx = ctx
         if ctx.width != self._width:
             self._width, self._ends, self._blocks, self._block_lines, self._tail_source = ctx.width, [], {}, 0, "\0"
+        self.changed_from = self._done_height if self._ends else 0  # finished blocks never change
         for index in range(len(self._ends), len(self.stream.finished)):
             lines = self._draw_block(ctx, index)
             self._blocks[index] = lines
@@ -122,8 +126,8 @@ class MarkdownDrawing(Drawing):
         tail = self.stream.tail
         if tail != self._tail_source:
             self._tail_source = tail
-            gap = [Strip.blank(ctx.width)] if self._ends else []
-            self._tail = gap + render_markdown_block(ctx, tail, first=not self._ends) if tail else []
+            gap: list[Line] = [()] if self._ends else []
+            self._tail = gap + markdown_block_lines(ctx, tail, first=not self._ends) if tail else []
 
     def evict(self, keep: range, excess: int) -> int:
         """Drop finished blocks outside `keep`, oldest first, until `excess` lines are dropped."""
@@ -142,7 +146,7 @@ class MarkdownDrawing(Drawing):
     def line(self, index: int) -> Strip:
         done = self._done_height
         if index >= done:
-            return self._tail[index - done]
+            return self._strip(self._tail[index - done])
         if index == 0:
             return Strip.blank(self._width)
         block = bisect.bisect_right(self._ends, index)
@@ -151,11 +155,14 @@ class MarkdownDrawing(Drawing):
             assert self._ctx is not None, "line() before update()"
             lines = self._blocks[block] = self._draw_block(self._ctx, block)
             self._block_lines += len(lines)
-        return lines[index - self._block_span(block)[0]]
+        return self._strip(lines[index - self._block_span(block)[0]])
+
+    def _strip(self, line: Line) -> Strip:
+        return Strip(line) if line else Strip.blank(self._width)
 
     def _block_span(self, index: int) -> tuple[int, int]:
         return (self._ends[index - 1] if index else 1), self._ends[index]
 
-    def _draw_block(self, ctx: RenderContext, index: int) -> list[Strip]:
-        lines = render_markdown_block(ctx, self.stream.finished[index], first=index == 0)
-        return [Strip.blank(ctx.width), *lines] if index else lines
+    def _draw_block(self, ctx: RenderContext, index: int) -> list[Line]:
+        lines = markdown_block_lines(ctx, self.stream.finished[index], first=index == 0)
+        return [(), *lines] if index else lines

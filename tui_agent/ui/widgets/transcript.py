@@ -7,6 +7,10 @@ width; `render_line` serves only the visible lines by looking them up. The answe
 drawn incrementally: its finished Markdown blocks once each, its unfinished tail again at most 20
 times a second (a one-shot timer armed by changes, so an idle pane costs nothing). Past a line
 budget, lines out of view are dropped (heights kept) and drawn again if scrolled back to.
+
+While an answer streams the pane scrolls with every flush, so Textual asks for every visible line
+again each time: the lines it serves (cropped, in the pane's style) are kept by line number until
+what they show changes, and the pane's style is worked out once per paint, not once per line.
 """
 
 from __future__ import annotations
@@ -53,6 +57,9 @@ class Transcript(ScrollView, can_focus=True):
         self._timer: Timer | None = None
         self._styles: dict[str, Style] | None = None
         self._width = 0
+        self._served: dict[int, Strip] = {}  # line number -> the line as served at `_served_for`
+        self._served_for: tuple[int, int, Style] | None = None  # (scroll x, width, the pane's style)
+        self._pane_style: Style | None = None  # the pane's style during one paint
         self.selected: int | None = None
         self.following = True
         """Keep the end in view as lines arrive; off once the user scrolls up, on again at the end."""
@@ -78,6 +85,7 @@ class Transcript(ScrollView, can_focus=True):
         for item in self.items[count:]:
             self._index.pop(id(item), None)
         del self.items[count:], self._drawings[count:], self._starts[count:]
+        self._served.clear()
         self._dirty = {i for i in self._dirty if i < count}
         if self.selected is not None and self.selected >= count:
             self.selected = None
@@ -119,6 +127,7 @@ class Transcript(ScrollView, can_focus=True):
         # Only the starts after the first changed item can move.
         del self._starts[first:]
         line = self._starts[-1] + self._drawings[first - 1].height if first else 0
+        self._forget_served_from(line + self._drawings[first].changed_from)
         for drawing in self._drawings[first:]:
             self._starts.append(line)
             line += drawing.height
@@ -126,6 +135,10 @@ class Transcript(ScrollView, can_focus=True):
         self.refresh()
         if self.following:
             self.scroll_end(animate=False, immediate=False, x_axis=False)
+
+    def _forget_served_from(self, line_no: int) -> None:
+        for n in [n for n in self._served if n >= line_no]:
+            del self._served[n]
 
     def _evict_beyond_budget(self) -> None:
         """Bound memory however long the session or the answer: drop the oldest lines out of view."""
@@ -154,21 +167,36 @@ class Transcript(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles = None
+        self._served.clear()
         self._width = 0  # theme changed: draw everything again
         if self.is_mounted:
             self.call_later(self.flush)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._pane_style = self.rich_style  # walks every ancestor's styles: once per paint
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pane_style = None
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
+        style = self._pane_style or self.rich_style
+        if self._served_for != (scroll_x, width, style):
+            self._served_for = (scroll_x, width, style)
+            self._served.clear()
         line_no = scroll_y + y
+        served = self._served.get(line_no)
+        if served is not None:
+            return served
         position = bisect.bisect_right(self._starts, line_no) - 1
         if position < 0 or position >= len(self._drawings):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, style)
         drawing = self._drawings[position]
         offset = line_no - self._starts[position]
         if offset >= drawing.height:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, style)
         loaded = drawing.loaded
         strip = drawing.line(offset)  # draws dropped lines again
         if drawing.loaded > loaded:
@@ -176,7 +204,11 @@ class Transcript(ScrollView, can_focus=True):
         if position == self.selected and offset > 0 and self.has_focus:
             marker = Segment("▌", self._render_context().style("selected"))
             strip = Strip.join([Strip([marker], 1), strip.crop(1, strip.cell_length)])
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_style(self.rich_style)
+        served = strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)
+        if len(self._served) > 4 * max(1, self.size.height):
+            self._served.clear()  # only lines near the view are worth keeping
+        self._served[line_no] = served
+        return served
 
     # ----- selection ----------------------------------------------------------------------------
     def action_select(self, step: int) -> None:
@@ -194,6 +226,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def _select(self, position: int | None) -> None:
         self.selected = position
+        self._served.clear()
         self.refresh()
         if position is not None and position < len(self._starts):
             region = Region(0, self._starts[position], 1, self._drawings[position].height)
@@ -232,7 +265,9 @@ class Transcript(ScrollView, can_focus=True):
     def on_focus(self) -> None:
         if self.selected is None:
             self.action_select(-1)  # start at the latest tool call
+        self._served.clear()
         self.refresh()
 
     def on_blur(self) -> None:
+        self._served.clear()
         self.refresh()
