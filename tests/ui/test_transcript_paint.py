@@ -1,0 +1,65 @@
+"""The transcript serves lines it painted before until what they show changes, and only then."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+
+from tui_agent.ui.widgets.transcript import Transcript
+from tui_agent.ui.widgets.transcript_items import AssistantText, NoticeLine
+
+
+class _Pane(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="transcript")
+
+
+def painted(transcript: Transcript) -> list[str]:
+    """The pane's non-blank rows as it paints them now."""
+    rows = [transcript.render_line(y).text.rstrip() for y in range(transcript.size.height)]
+    return [row for row in rows if row.strip()]
+
+
+async def test_a_streamed_line_that_grows_is_painted_anew_while_lines_above_it_are_kept() -> None:
+    app = _Pane()
+    async with app.run_test(size=(60, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        answer = AssistantText()
+        transcript.add(answer, now=True)
+        for n in range(30):  # longer than the pane: it scrolls with every flush
+            answer.append(f"line {n} begins")
+            transcript.changed(answer, now=True)
+            await pilot.pause()
+            assert painted(transcript)[-1].endswith(f"line {n} begins"), painted(transcript)
+            answer.append(f" and ends {n}\n\n")
+            transcript.changed(answer, now=True)
+            await pilot.pause()
+            rows = painted(transcript)
+            assert rows[-1].endswith(f"line {n} begins and ends {n}"), rows
+            if n >= 3:
+                assert rows[-2].endswith(f"line {n - 1} begins and ends {n - 1}"), rows
+        transcript.add(NoticeLine("info", "a notice after the answer"), now=True)
+        await pilot.pause()
+        assert painted(transcript)[-1].endswith("a notice after the answer"), painted(transcript)
+
+
+def test_the_first_frame_does_not_wait_for_the_core_or_the_protocol(tmp_path: Path) -> None:
+    # A fresh interpreter, importing what `tui-agent` imports before its first frame.
+    code = (
+        "import sys\n"
+        "from tui_agent.cli import build_parser\n"
+        "build_parser().parse_args([])\n"
+        "from tui_agent.config import AgentSettings\n"
+        "AgentSettings.from_env()\n"
+        "import tui_agent.ui.app\n"
+        "late = ('tui_agent.core.loop', 'tui_agent.factory', 'tui_agent.protocol.session', 'bashlex', 'anthropic')\n"
+        "print(sorted(m for m in late if m in sys.modules))\n"
+    )
+    env = {**os.environ, "HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
