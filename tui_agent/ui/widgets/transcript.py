@@ -16,6 +16,7 @@ what they show changes, and the pane's style is worked out once per paint, not o
 from __future__ import annotations
 
 import bisect
+import time
 
 from rich.segment import Segment
 from rich.style import Style
@@ -32,6 +33,7 @@ from .role_styles import role_styles
 from .transcript_items import AssistantText, TranscriptItem
 
 REFRESH_INTERVAL = 0.05  # the live tail is redrawn at most 20 times a second
+FLUSH_SHARE = 0.25  # ... and less often when drawing takes longer: at most this share of the UI thread
 LINE_BUDGET = 4_000  # drawn lines kept in memory; beyond it, lines out of view keep only their height
 ROLES = ("text", "muted", "primary", "accent", "ok", "error", "warning", "user", "tool-name", "thinking", "diff-add", "diff-remove", "selected")
 
@@ -55,6 +57,7 @@ class Transcript(ScrollView, can_focus=True):
         self._starts: list[int] = []  # first line of each item
         self._dirty: set[int] = set()
         self._timer: Timer | None = None
+        self._interval = REFRESH_INTERVAL
         self._styles: dict[str, Style] | None = None
         self._width = 0
         self._served: dict[int, Strip] = {}  # line number -> the line as served at `_served_for`
@@ -95,7 +98,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def _schedule(self) -> None:
         if self._timer is None and self.is_mounted:
-            self._timer = self.set_timer(REFRESH_INTERVAL, self.flush)
+            self._timer = self.set_timer(self._interval, self.flush)
 
     # ----- drawing ------------------------------------------------------------------------------
     def _render_context(self) -> RenderContext:
@@ -111,12 +114,15 @@ class Transcript(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         if width <= 0:
             return  # not laid out yet; on_resize draws everything
+        started = time.perf_counter()
         if width != self._width:
             self._width = width
             self._dirty = set(range(len(self.items)))
         if self._dirty:
             self._draw_dirty(width)
         self._evict_beyond_budget()
+        # A long answer's tail is costly to draw again: keys typed meanwhile must not queue behind it.
+        self._interval = max(REFRESH_INTERVAL, (time.perf_counter() - started) / FLUSH_SHARE)
 
     def _draw_dirty(self, width: int) -> None:
         ctx = self._render_context()
