@@ -32,7 +32,7 @@ from .drawings import Drawing, MarkdownDrawing
 from .role_styles import role_styles
 from .transcript_items import AssistantText, TranscriptItem
 
-REFRESH_INTERVAL = 0.05  # the live tail is redrawn at most 20 times a second
+REFRESH_INTERVAL = 0.1  # the live tail is redrawn at most 10 times a second
 FLUSH_SHARE = 0.25  # ... and less often when drawing takes longer: at most this share of the UI thread
 LINE_BUDGET = 4_000  # drawn lines kept in memory; beyond it, lines out of view keep only their height
 ROLES = ("text", "muted", "primary", "accent", "ok", "error", "warning", "user", "tool-name", "thinking", "diff-add", "diff-remove", "selected")
