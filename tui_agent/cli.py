@@ -162,7 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (args.print_mode or protocol) and args.resume == "":
         parser.error("--resume needs a session id or name with -p or --input-format stream-json")
     opened = None
-    if args.resume != "":  # the app's picker opens the session itself
+    # The app opens a plain new session itself, after its first frame (opening imports the core); the
+    # flags that can fail (-r ID, -c, --session-id) are checked here, so a bad one exits at once.
+    app_opens = not (args.print_mode or protocol) and args.resume is None and not args.continue_session and args.session_id is None
+    if args.resume != "" and not app_opens:  # the app's picker opens the session itself
         from .core.session import NoConversationFound
         from .factory import open_settings_session
 

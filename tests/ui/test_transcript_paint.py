@@ -48,14 +48,13 @@ async def test_a_streamed_line_that_grows_is_painted_anew_while_lines_above_it_a
 
 
 def test_the_first_frame_does_not_wait_for_the_core_or_the_protocol(tmp_path: Path) -> None:
-    # A fresh interpreter, importing what `tui-agent` imports before its first frame.
+    # A fresh interpreter runs `tui-agent` (no flags) up to the point where the app would start.
     code = (
         "import sys\n"
-        "from tui_agent.cli import build_parser\n"
-        "build_parser().parse_args([])\n"
-        "from tui_agent.config import AgentSettings\n"
-        "AgentSettings.from_env()\n"
-        "import tui_agent.ui.app\n"
+        "import tui_agent.ui.app as app\n"
+        "app.run_app = lambda *args, **kwargs: 0\n"
+        "from tui_agent.cli import main\n"
+        "assert main([]) == 0\n"
         "late = ('tui_agent.core.loop', 'tui_agent.factory', 'tui_agent.protocol.session', 'bashlex', 'anthropic')\n"
         "print(sorted(m for m in late if m in sys.modules))\n"
     )
