@@ -103,7 +103,9 @@ async def test_a_permission_ask_waiting_notifies(project: Path, monkeypatch) -> 
         assert app.notifier.sent == ["tui-agent needs your permission to use Bash"]
         assert "\x1b]9;tui-agent needs your permission to use Bash\x07" in written[0]
         dialog = app.asker.dialog
-        await until(pilot, lambda: not dialog.query_one("#dialog").has_class("-guarded"))
+        # Mounted first: before its on_mount the dialog has no "-guarded" class yet, and an answer key
+        # pressed in its first moments is ignored by design.
+        await until(pilot, lambda: dialog.is_mounted and not dialog.query_one("#dialog").has_class("-guarded"))
         await pilot.press("n")  # denied: the run goes on and ends
         await until_idle(pilot, app)
         # One notification per ask, not one per poll (the turn's end may add its own: it took a while).
