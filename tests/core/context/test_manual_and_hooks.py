@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 from tests.core.context.scripts import SUMMARY, conversation, custom_instructions, read_turn, request_texts
 from tests.core.support import assert_history_valid, sample_tools
+from tui_agent.core.context.manager import BUSY
 from tui_agent.core.context.summary import CONTINUED, RESUME_DIRECTLY
-from tui_agent.core.events import CompactionFinished, ContextUpdated
+from tui_agent.core.events import CompactionFinished, ContextUpdated, ToolStarted
 from tui_agent.core.session import load
-from tui_agent.providers.scripted import Reply, Text
+from tui_agent.providers.scripted import Reply, Text, ToolUse
 
 OLD = "o" * 8_000
 
@@ -87,3 +89,18 @@ async def test_an_auto_matcher_blocks_automatic_compaction(make_harness, tmp_pat
     ended = await h.agent.run("go")
     assert ended.result == "went on uncompacted" and not seen["summaries"]
     assert [f.outcome for f in h.of(CompactionFinished)] == ["blocked"]
+
+
+async def test_compact_while_a_run_is_going_is_refused_and_esc_still_stops_the_run(make_harness) -> None:
+    handler, seen = conversation([Reply([ToolUse("SleepRead", {"seconds": 60, "text": "late"})], input_tokens=30_000)])
+    h = make_harness(handler, tools=sample_tools())
+    run = asyncio.ensure_future(h.agent.run("first"))
+    while not h.of(ToolStarted):
+        await asyncio.sleep(0)
+    history = list(h.agent.history)
+    finished = await h.agent.compact()
+    assert finished.outcome == "failed" and finished.detail == BUSY
+    assert h.agent.history == history and not seen["summaries"]
+    h.agent.abort()  # the run's own signal is still in place: ESC stops it
+    assert (await asyncio.wait_for(run, 60)).reason == "aborted"
+    assert_history_valid(h.agent.history)

@@ -34,6 +34,7 @@ Stop = tuple[EndReason, str]
 MAX_INEFFECTIVE = 3
 ABORTED: Stop = ("aborted", "Interrupted by user during compaction; the conversation is as it was.")
 NOTHING_TO_COMPACT = "Not enough messages to compact."
+BUSY = "A run is in progress: /compact can run once it has ended (ESC stops it)."
 
 
 class ContextManager:
@@ -131,8 +132,12 @@ class ContextManager:
         """/compact: summarise the whole conversation now; ESC (Agent.abort) leaves it as it was."""
         agent = self.agent
         used = self.used()
-        if not self._has_turns():
-            finished = CompactionFinished("manual", "failed", used, used, agent.clock(), agent.clock(), "", NOTHING_TO_COMPACT)
+        # A run (or another compaction) owns the history and the abort signal until it ends: replacing
+        # the history under it would break the conversation, and taking its signal would leave ESC
+        # unable to stop it.
+        refused = BUSY if agent._signal is not None else NOTHING_TO_COMPACT if not self._has_turns() else ""
+        if refused:
+            finished = CompactionFinished("manual", "failed", used, used, agent.clock(), agent.clock(), "", refused)
             agent.emit(finished)
             return finished
         signal = AbortSignal()
