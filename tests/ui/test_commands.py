@@ -13,7 +13,7 @@ from tui_agent.core.permission_types import PermissionAnswer, SimplePolicy
 from tui_agent.core.permissions import PermissionEngine
 from tui_agent.providers.scripted import DEFAULT_SCRIPTED_MODEL, Reply, Text, ToolUse
 from tui_agent.ui.commands import COMMANDS, SlashCommandsProvider, cycle_mode, run_command
-from tui_agent.ui.screens.permission import PermissionsScreen
+from tui_agent.ui.screens.permissions_list import PermissionsScreen
 
 from tests.ui.conftest_permission import (
     FakeShell,

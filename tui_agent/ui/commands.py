@@ -16,7 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..core.permission_types import PERMISSION_MODES
 from ..tools.base import FileReadState
-from .screens.permission import PermissionsScreen
+from .screens.permissions_list import PermissionsScreen
 
 # Shift+Tab's cycle; bypassPermissions joins it only when the session started in it (as in Claude Code).
 MODE_CYCLE: tuple[str, ...] = ("default", "acceptEdits", "plan")
