@@ -81,3 +81,18 @@ async def test_each_response_reports_the_context_size_from_its_usage(make_harnes
     assert updates[-1].left_until_compaction == pytest.approx((167_000 - 152_120) / 167_000)
     now = h.agent.context_size()
     assert now.used == 152_120 and now.cause == "estimate"
+
+
+def test_the_overhead_counts_a_tool_that_joins_the_session(make_harness) -> None:
+    from tui_agent.tools.registry import ToolRegistry
+
+    h = make_harness([Reply([Text("x")])], tools=sample_tools()[:1])
+    manager = h.agent.context_manager
+    one = manager.overhead()
+    assert manager.overhead() == one
+    h.agent.registry = ToolRegistry(sample_tools())  # as when an MCP server's tools arrive mid-session
+    more = manager.overhead()
+    definitions = json.dumps([t.api_definition() for t in sample_tools()[1:]])
+    assert more - one >= len(definitions) // 4 - 2
+    h.agent.registry = ToolRegistry(sample_tools()[:1])
+    assert manager.overhead() == one

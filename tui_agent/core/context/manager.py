@@ -48,6 +48,8 @@ class ContextManager:
         """Automatic compaction stopped (MAX_INEFFECTIVE in a row did not help)."""
         self._recovered = False
         """A `prompt is too long` was recovered from since the last response (recover once)."""
+        self._tool_tokens: tuple[tuple[Any, ...], int] = ((), 0)
+        """(the tools, their definitions' tokens): measured again only when the tool set changes."""
 
     # ----- measuring ---------------------------------------------------------------------------
     def thresholds(self) -> Thresholds:
@@ -58,16 +60,23 @@ class ContextManager:
         """What every request carries besides the history: system prompt, tool definitions, memory."""
         agent = self.agent
         total = content_tokens(agent.system_blocks())
-        tools = agent.registry.api_definitions()
-        if tools:
-            import json
-
-            total += text_tokens(json.dumps(tools, ensure_ascii=False, default=str))
+        total += self._tools_tokens()
         if agent.memory is not None:
             probe: list[dict[str, Any]] = [{"role": "user", "content": []}]
             agent.memory.prepend(probe)
             total += content_tokens(probe[0]["content"])
         return total
+
+    def _tools_tokens(self) -> int:
+        # The definitions are the same JSON on every request unless a tool joins or leaves (an MCP
+        # server connecting): serialising ~20 KB of schemas per request and per estimate is waste.
+        tools = tuple(self.agent.registry.tools)
+        if tools != self._tool_tokens[0]:
+            import json
+
+            definitions = [t.api_definition() for t in tools]
+            self._tool_tokens = (tools, text_tokens(json.dumps(definitions, ensure_ascii=False, default=str)) if definitions else 0)
+        return self._tool_tokens[1]
 
     def used(self) -> int:
         return self.meter.used(self.agent.history, self.overhead())
