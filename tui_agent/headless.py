@@ -29,7 +29,7 @@ from .core.events import (
 )
 
 from .core.context.report import context_command, is_context_command
-from .headless_context import COMPACTION_EVENTS, compact_command, compaction_lines, compaction_note
+from .headless_context import COMPACTION_EVENTS, compact_command, compact_result, compaction_lines, compaction_note
 from .headless_subagents import SUBAGENT_EVENT_TYPES, subagent_lines
 
 SUBTYPES = {
@@ -209,9 +209,7 @@ async def compact_headless(agent: Any, printer: HeadlessPrinter, instructions: s
     printer.session_id = agent.session.id
     finished = await agent.compact(instructions)
     ok = finished.outcome == "compacted"
-    result = {"type": "result", "subtype": "success" if ok else "error_during_execution", "is_error": not ok,
-              "num_turns": 0, "result": "" if ok else finished.detail, "session_id": agent.session.id,
-              "total_cost_usd": agent.totals.cost_usd, "usage": agent.totals.as_usage()}
+    result = compact_result(finished, agent.session.id, agent.totals)
     if printer.fmt == "text":
         if not ok:
             printer._note(f"Error: {finished.detail}")

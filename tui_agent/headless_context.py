@@ -21,6 +21,16 @@ def compact_command(prompt: str) -> str | None:
     return None if found is None else (found.group("args") or "").strip()
 
 
+def compact_result(finished: CompactionFinished, session_id: str, totals: Any) -> dict[str, Any]:
+    """The one `result` line of a `/compact` prompt (-p and the SDK protocol): success when the
+    conversation was compacted, otherwise an error whose `result` says why."""
+    ok = finished.outcome == "compacted"
+    took = int(finished.duration * 1000)
+    return {"type": "result", "subtype": "success" if ok else "error_during_execution", "is_error": not ok,
+            "duration_ms": took, "duration_api_ms": took, "num_turns": 0, "result": "" if ok else finished.detail,
+            "session_id": session_id, "total_cost_usd": totals.cost_usd, "usage": totals.as_usage()}
+
+
 def compaction_lines(event: Any, session_id: str) -> list[dict[str, Any]]:
     """The stream-json lines of a compaction event."""
     if isinstance(event, CompactionStarted):

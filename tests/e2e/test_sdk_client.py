@@ -185,3 +185,41 @@ class TestBadSettings:
             messages = await until_result(client)
         assert messages[-1].result == "still here"
         assert any("settings.json" in line for line in run.stderr), run.stderr
+
+
+class TestCompactPrompt:
+    async def test_compact_as_a_prompt_compacts_and_the_next_prompt_carries_on_from_the_summary(self, make_run):
+        from claude_agent_sdk import SystemMessage
+
+        from tests.core.context.scripts import conversation, custom_instructions
+        from tui_agent.core.context.summary import CONTINUED
+
+        handler, seen = conversation([Reply([Text("first answer")]), Reply([Text("after compaction")])])
+        run = make_run(handler)
+        async with ClaudeSDKClient(run.options()) as client:
+            await client.query("hello")
+            first = await until_result(client)
+            await client.query("/compact keep the greeting")
+            compacted = await until_result(client)
+            await client.query("and now?")
+            after = await until_result(client)
+        assert "compact" in first[0].data["slash_commands"]
+        boundary = next(m for m in compacted if isinstance(m, SystemMessage) and m.subtype == "compact_boundary")
+        assert boundary.data["compact_metadata"]["trigger"] == "manual" and boundary.data["compact_metadata"]["pre_tokens"] > 0
+        result = compacted[-1]
+        assert isinstance(result, ResultMessage) and result.subtype == "success" and not result.is_error
+        assert result.session_id == first[-1].session_id
+        assert custom_instructions(seen["summaries"][0]) == "keep the greeting"
+        assert after[-1].result == "after compaction"
+        texts = json.dumps(seen["turns"][-1])
+        assert CONTINUED in texts and "first answer" not in texts
+
+    async def test_compact_as_the_first_prompt_is_an_error_result_and_the_session_goes_on(self, make_run):
+        run = make_run([Reply([Text("still here")])])
+        async with ClaudeSDKClient(run.options()) as client:
+            await client.query("/compact")
+            refused = await until_result(client)
+            await client.query("hello")
+            after = await until_result(client)
+        assert refused[-1].is_error and refused[-1].result == "Not enough messages to compact."
+        assert after[-1].result == "still here"

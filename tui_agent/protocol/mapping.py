@@ -85,7 +85,7 @@ class MessageMapper:
             "mcp_servers": [],
             "model": event.model,
             "permissionMode": self.permission_mode(),
-            "slash_commands": [],
+            "slash_commands": ["compact"],
             "apiKeySource": self.api_key_source,
             "claude_code_version": PROTOCOL_VERSION,
             "tui_agent_version": TUI_AGENT_VERSION,

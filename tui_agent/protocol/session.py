@@ -22,6 +22,7 @@ from ..core.events import Event, LoopEnded, Notice, RunStarted
 from ..core.permission_types import PERMISSION_MODES
 from ..core.tool_hooks import add_post_tool_use_hook
 from ..headless import SIGNAL_EXIT
+from ..headless_context import compact_command, compact_result
 from .asker import ProgramAsker
 from .channel import Channel
 from .flags import unsupported_flags
@@ -131,7 +132,11 @@ class ProtocolSession:
         last_error = False
         try:
             while (prompt := await self._prompts.get()) is not None and not received:
-                last_error = (await self._run_prompt(prompt)).is_error
+                instructions = compact_command(prompt) if isinstance(prompt, str) else None
+                if instructions is not None:
+                    last_error = await self._compact(instructions)
+                else:
+                    last_error = (await self._run_prompt(prompt)).is_error
         finally:
             for signum in SIGNAL_EXIT:
                 loop.remove_signal_handler(signum)
@@ -175,6 +180,14 @@ class ProtocolSession:
         finally:
             self._holding = self._quiet_init = False
         return self._emit_result(ended)
+
+    async def _compact(self, instructions: str) -> bool:
+        """`/compact [instructions]` as a prompt (as Claude Code takes it from an SDK program): the
+        compaction's status and boundary lines, then one result. Returns whether it failed."""
+        self.mapper.session_id = self.mapper.session_id or self.agent.session.id
+        finished = await self.agent.compact(instructions)
+        self._write([compact_result(finished, self.agent.session.id, self.agent.totals)])
+        return finished.outcome != "compacted"
 
     async def _between(self, call: Any) -> list[dict[str, Any]] | None:
         """Await program hooks outside a turn; None when an interrupt cancelled them."""
