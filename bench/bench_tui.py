@@ -240,6 +240,19 @@ def cpu_seconds(proc: psutil.Process) -> float:
     return total
 
 
+def bench_env(root: Path, home: Path, url: str) -> dict[str, str]:
+    """The programs' environment: a home of their own, the scripted server as the API, no telemetry."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
+    env.update({"HOME": str(home), "XDG_DATA_HOME": str(root / "data"), "XDG_CONFIG_HOME": str(home / ".config"),
+                "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40", "ANTHROPIC_BASE_URL": url,
+                "ANTHROPIC_API_KEY": BENCH_KEY, "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
+    # A person's program has its compiled caches: Python's bytecode (an environment that turns it
+    # off, PYTHONDONTWRITEBYTECODE, would make every start compile ~400 modules) and node's.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def measure(program: Program) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="bench-tui-"))
     home, cwd = root / "home", root / "project"
@@ -249,15 +262,8 @@ def measure(program: Program) -> dict[str, Any]:
     out: dict[str, Any] = {}
     model = server = ModelProcess()
     try:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
-        env.update({"HOME": str(home), "XDG_DATA_HOME": str(root / "data"), "XDG_CONFIG_HOME": str(home / ".config"),
-                    "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40", "ANTHROPIC_BASE_URL": server.url,
-                    "ANTHROPIC_API_KEY": BENCH_KEY, "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
-                    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"})
-        # A person's program has its compiled caches: Python's bytecode (an environment that turns it
-        # off, PYTHONDONTWRITEBYTECODE, would make every start compile ~400 modules) and node's. One
-        # launch to the first frame writes them; the measured launch is the next one.
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env = bench_env(root, home, server.url)
+        # One launch to the first frame writes the compiled caches; the measured launch is the next one.
         warm = PtyTerminal(program.argv, env, str(cwd))
         warm.wait_for(contains(program.first_frame), 30)
         warm.close()

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import NoReturn, Sequence
 
+from . import gc_pause
+
 
 def _preload() -> None:
     from .core.model import preload_sdk
@@ -87,6 +89,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    gc_pause.pause()  # start-up makes little garbage; the app resumes collecting after its first frame
+    try:
+        return _main(argv)
+    finally:
+        gc_pause.resume()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.max_turns is not None and args.max_turns < 1:
@@ -119,43 +129,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         except McpConfigError as exc:
             parser.error(str(exc))
 
-    from pydantic import ValidationError
-
-    from .config import INVALID_SESSION_ID, AgentSettings, is_uuid
+    from .raw_settings import INVALID_SESSION_ID, RawSettings, is_uuid
 
     if args.session_id is not None and not is_uuid(args.session_id):
         sys.stderr.write(f"Error: {INVALID_SESSION_ID}\n")  # Claude Code's words and exit status
         return 1
 
     mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
-    try:
-        settings = AgentSettings.from_env(
-            model=args.model,
-            demo=args.demo or None,
-            add_dirs=args.add_dirs,
-            max_turns=args.max_turns,
-            max_budget_usd=args.max_budget_usd,
-            permission_mode=mode,
-            allowed_tools=split_rules(args.allowed_tools) or None,
-            disallowed_tools=split_rules(args.disallowed_tools) or None,
-            tools=tools_flag(args.tools),
-            system_prompt=system_prompt,
-            append_system_prompt=args.append_system_prompt,
-            settings_file=settings_file,
-            session_id=args.session_id,
-            resume=args.resume,
-            continue_session=args.continue_session,
-            fork_session=args.fork_session,
-            session_name=args.session_name,
-            model_pinned=bool(args.model or os.environ.get("ANTHROPIC_MODEL")),
-            mcp_config=args.mcp_config,
-            strict_mcp_config=args.strict_mcp_config or None,
-            thinking=args.thinking,
-            max_thinking_tokens=args.max_thinking_tokens,
-            thinking_display=args.thinking_display,
-        )
-    except ValidationError as exc:
-        parser.error(str(exc).replace("\n", " "))
+    requested = RawSettings.from_env(
+        model=args.model,
+        demo=args.demo or None,
+        add_dirs=args.add_dirs,
+        max_turns=args.max_turns,
+        max_budget_usd=args.max_budget_usd,
+        permission_mode=mode,
+        allowed_tools=split_rules(args.allowed_tools) or None,
+        disallowed_tools=split_rules(args.disallowed_tools) or None,
+        tools=tools_flag(args.tools),
+        system_prompt=system_prompt,
+        append_system_prompt=args.append_system_prompt,
+        settings_file=settings_file,
+        session_id=args.session_id,
+        resume=args.resume,
+        continue_session=args.continue_session,
+        fork_session=args.fork_session,
+        session_name=args.session_name,
+        model_pinned=bool(args.model or os.environ.get("ANTHROPIC_MODEL")),
+        mcp_config=args.mcp_config,
+        strict_mcp_config=args.strict_mcp_config or None,
+        thinking=args.thinking,
+        max_thinking_tokens=args.max_thinking_tokens,
+        thinking_display=args.thinking_display,
+    )
 
     if args.fork_session and args.resume is None and not args.continue_session:
         parser.error("--fork-session needs --resume or --continue")
@@ -165,7 +170,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The app opens a plain new session itself, after its first frame (opening imports the core); the
     # flags that can fail (-r ID, -c, --session-id) are checked here, so a bad one exits at once.
     app_opens = not (args.print_mode or protocol) and args.resume is None and not args.continue_session and args.session_id is None
-    if args.resume != "" and not app_opens:  # the app's picker opens the session itself
+    if app_opens:
+        from .ui.app import run_app  # validates the settings itself, right after its first frame
+
+        return run_app(requested, initial_prompt=args.prompt)
+    try:
+        settings = requested.validate()
+    except ValueError as exc:  # pydantic's ValidationError
+        parser.error(str(exc).replace("\n", " "))
+    if args.resume != "":  # the app's picker opens the session itself
         from .core.session import NoConversationFound
         from .factory import open_settings_session
 
@@ -187,6 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .protocol import ProtocolOptions, run_protocol
 
         options = ProtocolOptions.from_args(args)
+        gc_pause.resume()
         return asyncio.run(run_protocol(settings, options, opened=opened))
 
     if args.print_mode:
@@ -205,6 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         from .headless import run_headless
 
+        gc_pause.resume()
         return asyncio.run(run_headless(settings, prompt, args.output_format, args.verbose, opened=opened))
 
     from .ui.app import run_app

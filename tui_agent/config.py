@@ -1,7 +1,7 @@
 """Run settings: what the flags and the environment ask for, validated at the edge.
 
 Only the standard library and pydantic are imported here: this module sits on the path to the first
-frame and to the first request.
+request (the app's first frame reads the raw values instead: raw_settings.py).
 """
 
 from __future__ import annotations
@@ -10,12 +10,11 @@ import os
 from pathlib import Path
 from typing import Literal
 
-import uuid
-
 from pydantic import BaseModel, Field, field_validator
 
 from .core.model import DEFAULT_MODEL
 from .core.permission_types import PermissionMode
+from .raw_settings import INVALID_SESSION_ID, is_uuid, requested_values
 
 
 def _env_int(name: str, default: int) -> int:
@@ -24,17 +23,6 @@ def _env_int(name: str, default: int) -> int:
         return int(raw) if raw else default
     except ValueError:
         return default
-
-
-INVALID_SESSION_ID = "Invalid session ID. Must be a valid UUID."
-
-
-def is_uuid(text: str) -> bool:
-    """A UUID in its canonical 8-4-4-4-12 form (what Claude Code accepts for --session-id)."""
-    try:
-        return str(uuid.UUID(text)) == text.lower()
-    except ValueError:
-        return False
 
 
 class AgentSettings(BaseModel):
@@ -114,14 +102,7 @@ class AgentSettings(BaseModel):
 
     @classmethod
     def from_env(cls, **overrides: object) -> "AgentSettings":
-        env = os.environ
-        values: dict[str, object] = {
-            "model": env.get("ANTHROPIC_MODEL") or DEFAULT_MODEL,
-            "api_key": env.get("ANTHROPIC_API_KEY") or None,
-            "base_url": env.get("ANTHROPIC_BASE_URL") or None,
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls.model_validate(values)
+        return cls.model_validate(requested_values(overrides))
 
     @property
     def has_endpoint(self) -> bool:

@@ -13,7 +13,6 @@ import asyncio  # noqa: E402
 import os
 import time  # noqa: E402
 from concurrent.futures import Future  # noqa: E402
-from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import TYPE_CHECKING, Any, Callable  # noqa: E402
 
@@ -23,11 +22,9 @@ from textual.binding import Binding  # noqa: E402
 from textual.screen import ModalScreen  # noqa: E402
 from textual.widgets import Static  # noqa: E402
 
-from ..config import AgentSettings  # noqa: E402
 from ..core.events import (  # noqa: E402
     ContextUpdated,
     LoopEnded,
-    Notice,
     PermissionAnswered,
     PermissionAsked,
     RunStarted,
@@ -38,8 +35,9 @@ from ..core.events import (  # noqa: E402
     UsageUpdated,
 )
 from ..core.mcp.events import McpServersChanged, status_summary  # noqa: E402
+from ..raw_settings import RawSettings  # noqa: E402
 from .agent_runner import AgentRunner  # noqa: E402
-from .context_view import report_context_size, show_context, show_thinking, toggle_thinking  # noqa: E402
+from .context_view import report_context_size, show_context, toggle_thinking  # noqa: E402
 from .messages import AgentEvents, EventBatcher, TerminalSignal  # noqa: E402
 from .widgets.agent_lanes import SUBAGENT_EVENTS, apply_subagent_event  # noqa: E402
 from .widgets.conversation import Conversation  # noqa: E402
@@ -57,7 +55,8 @@ CTRL_C_WINDOW_S = 2.0
 QUIT_GRACE_S = 3.0
 KEY_HELP = "enter send · shift+enter/ctrl+j new line · esc interrupt · tab focus · ctrl+t tools panel · alt+t thinking"
 
-if TYPE_CHECKING:  # the loop, its tools and the factory load on the core's thread, after the first frame
+if TYPE_CHECKING:  # the loop, its tools and the factory load after the first frame
+    from ..config import AgentSettings
     from ..core.loop import Agent
 
 Clock = Callable[[], float]
@@ -85,7 +84,7 @@ class TuiAgentApp(App[int]):
 
     def __init__(
         self,
-        settings: AgentSettings,
+        settings: "AgentSettings | RawSettings",
         *,
         scripted: Any = None,
         clock: Clock = time.monotonic,
@@ -94,7 +93,10 @@ class TuiAgentApp(App[int]):
     ) -> None:
         super().__init__()
         self._opened = opened
-        self.settings = settings
+        self.requested = settings
+        """What the first frame shows (model, mode, folder); `settings` is the validated whole."""
+        self._settings: AgentSettings | None = None if isinstance(settings, RawSettings) else settings
+        self.start_error = ""
         self.clock = clock
         self.batcher = EventBatcher(self.post_message)
         self.calls = ToolCalls()
@@ -119,6 +121,14 @@ class TuiAgentApp(App[int]):
         from .driver import EscapeAwareDriver
 
         return EscapeAwareDriver
+
+    @property
+    def settings(self) -> "AgentSettings":
+        """The validated settings (validated on first use: right after the first frame)."""
+        if self._settings is None:
+            assert isinstance(self.requested, RawSettings)
+            self._settings = self.requested.validate()
+        return self._settings
 
     agent: Agent
     """The conversation's core; built right after the first frame (`ready` tells when)."""
@@ -147,75 +157,35 @@ class TuiAgentApp(App[int]):
     def on_mount(self) -> None:
         state = self.status.state
         # What the factory will choose, so the first frame already says it (the agent comes next).
-        state.model = self.settings.model
-        state.demo = self._scripted is None and (self.settings.demo or not self.settings.has_endpoint)
-        state.mode = self.settings.permission_mode or "default"
+        first = self.requested
+        state.model = first.model
+        state.demo = self._scripted is None and (first.demo or not first.has_endpoint)
+        state.mode = first.permission_mode or "default"
         self._update_lanes_display()
         self.queued_view.display = False
-        self.conversation.notice("info", f"tui-agent in {self.settings.cwd}\n{KEY_HELP}")
-        self.prompt.focus()
+        self.conversation.notice("info", f"tui-agent in {first.cwd}\n{KEY_HELP}")
+        # Focused now, not by `focus()`'s callback: that would queue behind the keys typed during start-up,
+        # which would reach the screen instead and be lost.
+        self.screen.set_focus(self.prompt)
         if self._initial_prompt:
             self.submit(self._initial_prompt)
-        self.call_after_refresh(self._build_agent)
+        from .start_up import after_first_frame
 
-    def _build_agent(self) -> None:
-        # Building the agent imports every tool (~0.4 s, mostly the shell parser): after the first
-        # frame, on the core's thread. Prompts sent meanwhile wait in the queue.
-        from ..factory import build_agent
-        from .session_view import choose_session, show_opened
-
-        opened = choose_session(self)
-        if opened is None:
-            return  # the picker is open; it calls use_session with the choice
-        self._opened = opened
-        show_opened(self, opened)
-        build = partial(
-            build_agent,
-            self.settings,
-            emit=self.batcher,
-            on_notice=lambda level, text: self.batcher(Notice.of(level, text)),
-            scripted=self._scripted,
-            clock=self.clock,  # lane timers and event times on one clock (a fixed one in snapshots)
-            opened=opened,
-        )
-        self.runner.build(build, then=_warm_up).add_done_callback(lambda built: self.call_later(self._agent_built, built))
-
-    def _agent_built(self, built: Future[Agent]) -> None:
-        if built.exception() is not None:
-            self.conversation.notice("error", f"The agent could not start: {built.exception()}", now=True)
-            return
-        self.agent = built.result()
-        if self.freeze_after_start:
-            from .warm_up import freeze_the_start
-
-            self.runner.submit(freeze_the_start(self.agent.model))
-        watch = getattr(self.agent.policy, "start_watching", None)
-        if watch is not None:  # settings files reload live; the engine reports each change as a notice
-            self.runner.submit(watch())
-        self.asker = _make_asker(self, self.agent.policy)
-        self.agent.ask = self.runner.ask_on(asyncio.get_running_loop(), self.asker.ask)
-        self.ready = True
-        state = self.status.state
-        state.model, state.demo = self.agent.model.config.model, self.agent.demo
-        show_thinking(self.status, self.agent)
-        report_context_size(self)
-        self.refresh_status()
-        if self.agent.demo:
-            from ..providers.demo import DEMO_LABEL, HOW_TO_USE_CLAUDE
-
-            self.conversation.notice("warning", f"{DEMO_LABEL}\n{HOW_TO_USE_CLAUDE}", now=True)
-        from .screens.mcp import start_mcp
-
-        start_mcp(self)  # in the background: their tools join the next request once connected
-        if self.queued_prompts:
-            self._start_run(self.queued_prompts.pop(0))
-            self._show_queue()
+        self.call_after_refresh(after_first_frame, self)
 
     def use_session(self, opened: Any) -> None:
         """Carry on in `opened` (the picker's choice, /resume): a new agent on that session."""
+        from .start_up import build_agent
+
         self._opened = opened
         self.ready = False
-        self._build_agent()
+        build_agent(self)
+
+    def start_queued(self) -> None:
+        """The agent is ready: send the first prompt that waited for it."""
+        if self.queued_prompts:
+            self._start_run(self.queued_prompts.pop(0))
+            self._show_queue()
 
     def _note_keypress(self) -> None:
         if self.ready:
@@ -457,20 +427,8 @@ class TuiAgentApp(App[int]):
             self.runner.call(cancel_anywhere, agent, message.tool_use_id)
 
 
-def _warm_up() -> None:
-    from .warm_up import warm_up_drawing
-
-    warm_up_drawing()
-
-
-def _make_asker(app: TuiAgentApp, policy: Any) -> Any:
-    from .permission_asker import PermissionAsker
-
-    return PermissionAsker(app, policy)
-
-
 def make_app(
-    settings: AgentSettings,
+    settings: "AgentSettings | RawSettings",
     *,
     scripted: Any = None,
     clock: Clock = time.monotonic,
@@ -478,15 +436,18 @@ def make_app(
     opened: Any = None,
 ) -> TuiAgentApp:
     """The app, with its agent built; tests pass a ScriptedModel and a fixed clock. `opened` is the
-    session the command line chose (resume, continue, fork); by default the settings' flags choose."""
+    session the command line chose (resume, continue, fork); by default the settings' flags choose.
+    Raw settings are validated right after the first frame."""
     return TuiAgentApp(settings, scripted=scripted, clock=clock, initial_prompt=initial_prompt, opened=opened)
 
 
-def run_app(settings: AgentSettings, initial_prompt: str | None = None, opened: Any = None) -> int:
+def run_app(settings: "AgentSettings | RawSettings", initial_prompt: str | None = None, opened: Any = None) -> int:
     from .quitting import exit_if_signalled
+    from .start_up import report_start_error
 
     app = make_app(settings, initial_prompt=initial_prompt, opened=opened)
     app.freeze_after_start = True
     app.run()
     exit_if_signalled(app)  # the terminal closed, or SIGTERM: the session is saved, nothing more to do
+    report_start_error(app)
     return app.return_code or 0

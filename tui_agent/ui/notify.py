@@ -168,7 +168,7 @@ def app_notifier(app: Any) -> Notifier:
         setting=lambda key, default: read_setting(policy(), key, default),
         hooks=lambda: hook_commands(policy(), "Notification") if app.ready else [],
         hook_input=hook_input,
-        cwd=str(app.settings.cwd),
+        cwd=str(app.requested.cwd),  # before the settings are validated (after the first frame)
         on_problem=lambda text: app.conversation.notice("warning", text, now=True),
         schedule=app.set_timer,
     )

@@ -1,0 +1,105 @@
+"""The app's start: the first frame first, everything else right after it.
+
+The first frame needs Textual, the widgets on screen and what they show (the model, the demo marker,
+the permission mode, the folder: read from the raw settings). Right after it: the garbage collector
+comes back on (gc_pause.py), the settings are validated (pydantic), the session is chosen and the
+agent is built on the core's thread (building imports every tool and the shell parser). Keys
+typed meanwhile are in the prompt as soon as the app takes them; prompts sent before the agent is
+ready wait in the queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from concurrent.futures import Future
+from functools import partial
+from typing import TYPE_CHECKING
+
+from .. import gc_pause
+from .context_view import report_context_size, show_thinking
+
+if TYPE_CHECKING:
+    from ..core.loop import Agent
+    from .app import TuiAgentApp
+
+SETTINGS_ERROR_EXIT = 2
+"""The exit status of settings that do not validate (what the command line's errors exit with)."""
+
+
+def after_first_frame(app: "TuiAgentApp") -> None:
+    gc_pause.resume()
+    try:
+        app.settings
+    except ValueError as exc:  # pydantic's ValidationError: a value the flags or environment gave
+        app.start_error = f"tui-agent: error: {str(exc).replace(chr(10), ' ')} (see tui-agent --help)"
+        app.exit(SETTINGS_ERROR_EXIT, return_code=SETTINGS_ERROR_EXIT)
+        return
+    build_agent(app)
+
+
+def report_start_error(app: "TuiAgentApp") -> None:
+    """After the app has left the terminal: say why it could not start, on stderr."""
+    if app.start_error:
+        sys.stderr.write(app.start_error + "\n")
+
+
+def build_agent(app: "TuiAgentApp") -> None:
+    """Open the session (or ask which, for a bare -r) and build its agent on the core's thread."""
+    from ..core.events import Notice
+    from ..factory import build_agent as build_on_core_thread
+    from .session_view import choose_session, show_opened
+
+    opened = choose_session(app)
+    if opened is None:
+        return  # the picker is open; it calls use_session with the choice
+    app._opened = opened
+    show_opened(app, opened)
+    build = partial(
+        build_on_core_thread,
+        app.settings,
+        emit=app.batcher,
+        on_notice=lambda level, text: app.batcher(Notice.of(level, text)),
+        scripted=app._scripted,
+        clock=app.clock,  # lane timers and event times on one clock (a fixed one in snapshots)
+        opened=opened,
+    )
+    app.runner.build(build, then=_warm_up).add_done_callback(lambda built: app.call_later(agent_built, app, built))
+
+
+def agent_built(app: "TuiAgentApp", built: "Future[Agent]") -> None:
+    if built.exception() is not None:
+        app.conversation.notice("error", f"The agent could not start: {built.exception()}", now=True)
+        return
+    agent = app.agent = built.result()
+    if app.freeze_after_start:
+        from .warm_up import freeze_the_start
+
+        app.runner.submit(freeze_the_start(agent.model))
+    watch = getattr(agent.policy, "start_watching", None)
+    if watch is not None:  # settings files reload live; the engine reports each change as a notice
+        app.runner.submit(watch())
+    from .permission_asker import PermissionAsker
+
+    app.asker = PermissionAsker(app, agent.policy)
+    agent.ask = app.runner.ask_on(asyncio.get_running_loop(), app.asker.ask)
+    app.ready = True
+    state = app.status.state
+    state.model, state.demo = agent.model.config.model, agent.demo
+    show_thinking(app.status, agent)
+    report_context_size(app)
+    app.refresh_status()
+    if agent.demo:
+        from ..providers.demo import DEMO_LABEL, HOW_TO_USE_CLAUDE
+
+        app.conversation.notice("warning", f"{DEMO_LABEL}\n{HOW_TO_USE_CLAUDE}", now=True)
+    from .screens.mcp import start_mcp
+
+    start_mcp(app)  # in the background: their tools join the next request once connected
+    app.start_queued()
+
+
+def _warm_up() -> None:
+    from .warm_up import warm_up_drawing
+
+    warm_up_drawing()
