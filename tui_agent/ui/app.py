@@ -137,6 +137,8 @@ class TuiAgentApp(App[int]):
     ready = False
     freeze_after_start = False
     """Freeze start-up's objects out of the garbage collector's scans (warm_up.py); the real app only."""
+    css_cache: Any = None
+    """The parsed stylesheets kept from the last start (css_cache.py); the real app only."""
     shell: Any = None
     """The `!` shell command running now, if any."""
 
@@ -447,6 +449,10 @@ def run_app(settings: "AgentSettings | RawSettings", initial_prompt: str | None 
 
     app = make_app(settings, initial_prompt=initial_prompt, opened=opened)
     app.freeze_after_start = True
+    from .css_cache import CssCache, cache_file
+
+    app.css_cache = CssCache(cache_file())  # the real app's only: tests' apps leave the user's cache alone
+    app.css_cache.load_into(app.stylesheet)
     app.run()
     exit_if_signalled(app)  # the terminal closed, or SIGTERM: the session is saved, nothing more to do
     report_start_error(app)

@@ -29,6 +29,8 @@ SETTINGS_ERROR_EXIT = 2
 
 def after_first_frame(app: "TuiAgentApp") -> None:
     gc_pause.resume()
+    if app.css_cache is not None:
+        app.css_cache.save_from(app.stylesheet)  # only when this start parsed something new
     try:
         app.settings
     except ValueError as exc:  # pydantic's ValidationError: a value the flags or environment gave
