@@ -444,16 +444,6 @@ def make_app(
 
 
 def run_app(settings: "AgentSettings | RawSettings", initial_prompt: str | None = None, opened: Any = None) -> int:
-    from .quitting import exit_if_signalled
-    from .start_up import report_start_error
+    from .start_up import run_in_terminal
 
-    app = make_app(settings, initial_prompt=initial_prompt, opened=opened)
-    app.freeze_after_start = True
-    from .css_cache import CssCache, cache_file
-
-    app.css_cache = CssCache(cache_file())  # the real app's only: tests' apps leave the user's cache alone
-    app.css_cache.load_into(app.stylesheet)
-    app.run()
-    exit_if_signalled(app)  # the terminal closed, or SIGTERM: the session is saved, nothing more to do
-    report_start_error(app)
-    return app.return_code or 0
+    return run_in_terminal(make_app(settings, initial_prompt=initial_prompt, opened=opened))

@@ -2,8 +2,9 @@
 
 The first frame needs Textual, the widgets on screen and what they show (the model, the demo marker,
 the permission mode, the folder: read from the raw settings). Right after it: the garbage collector
-comes back on (gc_pause.py), the settings are validated (pydantic), the session is chosen and the
-agent is built on the core's thread (building imports every tool and the shell parser). Keys
+comes back on (gc_pause.py), the parsed styles are saved for the next start (css_cache.py), the
+settings are validated (pydantic), the session is chosen and the agent is built on the core's thread
+(building imports every tool and the shell parser). Keys
 typed meanwhile are in the prompt as soon as the app takes them; prompts sent before the agent is
 ready wait in the queue.
 """
@@ -27,14 +28,30 @@ SETTINGS_ERROR_EXIT = 2
 """The exit status of settings that do not validate (what the command line's errors exit with)."""
 
 
+def run_in_terminal(app: "TuiAgentApp") -> int:
+    """Run the real app (not a test's) in the terminal; its exit status."""
+    from .css_cache import CssCache, cache_file
+    from .quitting import exit_if_signalled
+
+    app.freeze_after_start = True
+    app.css_cache = CssCache(cache_file())  # tests' apps leave the user's cache folder alone
+    app.css_cache.load_into(app.stylesheet)
+    app.run()
+    exit_if_signalled(app)  # the terminal closed, or SIGTERM: the session is saved, nothing more to do
+    report_start_error(app)
+    return app.return_code or 0
+
+
 def after_first_frame(app: "TuiAgentApp") -> None:
+    """The first frame is on screen: collect garbage again, keep the parsed styles, validate, build."""
     gc_pause.resume()
     if app.css_cache is not None:
         app.css_cache.save_from(app.stylesheet)  # only when this start parsed something new
     try:
         app.settings
     except ValueError as exc:  # pydantic's ValidationError: a value the flags or environment gave
-        app.start_error = f"tui-agent: error: {str(exc).replace(chr(10), ' ')} (see tui-agent --help)"
+        problems = str(exc).replace("\n", " ")
+        app.start_error = f"tui-agent: error: {problems} (see tui-agent --help)"
         app.exit(SETTINGS_ERROR_EXIT, return_code=SETTINGS_ERROR_EXIT)
         return
     build_agent(app)
