@@ -37,3 +37,40 @@ def test_a_partial_or_unknown_language_never_loads_pygments_plugins(monkeypatch:
     ctx = RenderContext(Console(width=60), 60, {})
     text = "\n".join(s.text for s in render_markdown_block(ctx, "```pyt\nx = 1\n```", first=True))
     assert "x = 1" in text
+
+
+def test_text_appended_to_a_paragraph_changes_only_its_last_lines() -> None:
+    item = AssistantText()
+    item.append("Intro paragraph.\n\n" + " ".join(f"word{i}" for i in range(150)))
+    drawing = MarkdownDrawing(item)
+    ctx = RenderContext(Console(width=60), 60, {})
+    drawing.update(ctx)
+    before = [drawing.line(i).text for i in range(drawing.height)]
+    item.append(" more words at the end")
+    drawing.update(ctx)
+    after = [drawing.line(i).text for i in range(drawing.height)]
+    assert drawing.changed_from >= len(before) - 1, "the wrapped lines above the last stay as they were"
+    assert after[: drawing.changed_from] == before[: drawing.changed_from]
+    assert after[-1].rstrip().endswith("at the end")
+
+
+def test_a_block_that_finishes_keeps_the_lines_drawn_while_it_streamed() -> None:
+    item = AssistantText()
+    item.append("First paragraph.\n\nSecond paragraph, still open")
+    drawing = MarkdownDrawing(item)
+    ctx = RenderContext(Console(width=60), 60, {})
+    drawing.update(ctx)
+    height = drawing.height
+    item.append(".\n\nThird")  # the second paragraph finishes; a third begins below it
+    drawing.update(ctx)
+    assert drawing.changed_from == height - 1, "only the finished paragraph's last line (its full stop) changed"
+    assert [drawing.line(i).text.strip() for i in range(drawing.height)][-3:] == ["Second paragraph, still open.", "", "Third"]
+
+
+def test_a_new_width_draws_everything_again() -> None:
+    item = AssistantText()
+    item.append("Some text\n\nmore")
+    drawing = MarkdownDrawing(item)
+    drawing.update(RenderContext(Console(width=60), 60, {}))
+    drawing.update(RenderContext(Console(width=40), 40, {}))
+    assert drawing.changed_from == 0

@@ -62,3 +62,32 @@ def test_the_first_frame_does_not_wait_for_the_core_or_the_protocol(tmp_path: Pa
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
+
+
+async def test_lines_that_scroll_up_are_not_styled_again() -> None:
+    # Textual styles every row of a repainted widget anew; the pane hands back the styled line it
+    # made before for a line that only moved, so filters, cuts and terminal output stay cached too.
+    from textual.geometry import Region
+
+    app = _Pane()
+    async with app.run_test(size=(60, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        answer = AssistantText()
+        transcript.add(answer, now=True)
+        for text in ("".join(f"paragraph {n}\n\n" for n in range(19)), "paragraph 19\n\n"):
+            answer.append(text)  # the second flush draws at the width left beside the scrollbar
+            transcript.changed(answer, now=True)
+            await pilot.pause()
+        rows = Region(0, 0, transcript.size.width, transcript.size.height)
+        before = transcript.render_lines(rows)
+        answer.append("paragraph 20\n\n")  # the pane scrolls to show it
+        transcript.changed(answer, now=True)
+        await pilot.pause()
+        after = transcript.render_lines(rows)
+        texts = [s.text.strip() for s in before]
+        assert after[-1].text.strip() == "paragraph 20", [s.text for s in after]
+        shift = texts.index("paragraph 16") - [s.text.strip() for s in after].index("paragraph 16")
+        assert shift > 0
+        moved = list(zip(after[: len(after) - shift - 1], before[shift:]))
+        assert all(a.text == b.text for a, b in moved)
+        assert all(a is b for a, b in moved), "a line that moved up is the same styled line"

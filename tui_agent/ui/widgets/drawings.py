@@ -115,19 +115,24 @@ class MarkdownDrawing(Drawing):
 
     def update(self, ctx: RenderContext) -> None:
         self._ctx = ctx
-        if ctx.width != self._width:
+        redraw = ctx.width != self._width
+        if redraw:
             self._width, self._ends, self._blocks, self._block_lines, self._tail_source = ctx.width, [], {}, 0, "\0"
-        self.changed_from = self._done_height if self._ends else 0  # finished blocks never change
+        # Finished blocks never change; below them, the lines drawn before are compared with the new ones.
+        was_done, was_tail, new_lines = self._done_height, self._tail, []
         for index in range(len(self._ends), len(self.stream.finished)):
             lines = self._draw_block(ctx, index)
             self._blocks[index] = lines
             self._block_lines += len(lines)
             self._ends.append(self._done_height + len(lines))
+            new_lines += lines
         tail = self.stream.tail
         if tail != self._tail_source:
             self._tail_source = tail
             gap: list[Line] = [()] if self._ends else []
             self._tail = gap + markdown_block_lines(ctx, tail, first=not self._ends) if tail else []
+        new_lines += self._tail
+        self.changed_from = 0 if redraw else was_done + _same_prefix(was_tail, new_lines)
 
     def evict(self, keep: range, excess: int) -> int:
         """Drop finished blocks outside `keep`, oldest first, until `excess` lines are dropped."""
@@ -166,3 +171,14 @@ class MarkdownDrawing(Drawing):
     def _draw_block(self, ctx: RenderContext, index: int) -> list[Line]:
         lines = markdown_block_lines(ctx, self.stream.finished[index], first=index == 0)
         return [(), *lines] if index else lines
+
+
+def _same_prefix(old: list[Line], new: list[Line]) -> int:
+    """How many leading lines are unchanged. Text appended to a paragraph leaves its wrapped lines
+    above the last as they were: those keep the lines already served (and styled) for them."""
+    same = 0
+    for before, after in zip(old, new):
+        if before != after:
+            break
+        same += 1
+    return same

@@ -30,6 +30,7 @@ from textual.timer import Timer
 from .cells import RenderContext
 from .drawings import Drawing, MarkdownDrawing
 from .role_styles import role_styles
+from .styled_lines import ContentKeyedStylesCache
 from .transcript_items import AssistantText, TranscriptItem
 
 REFRESH_INTERVAL = 0.1  # the live tail is redrawn at most 10 times a second
@@ -51,6 +52,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._styled_lines = self._styles_cache = ContentKeyedStylesCache()  # a line scrolled by is not styled again
         self.items: list[TranscriptItem] = []
         self._drawings: list[Drawing] = []
         self._index: dict[int, int] = {}  # id(item) -> position
@@ -142,6 +144,11 @@ class Transcript(ScrollView, can_focus=True):
         if self.following:
             self.scroll_end(animate=False, immediate=False, x_axis=False)
 
+    def _forget_served_away_from(self, top: int) -> None:
+        height = max(1, self.size.height)
+        for n in [n for n in self._served if not top - height <= n < top + 2 * height]:
+            del self._served[n]
+
     def _forget_served_from(self, line_no: int) -> None:
         for n in [n for n in self._served if n >= line_no]:
             del self._served[n]
@@ -174,6 +181,7 @@ class Transcript(ScrollView, can_focus=True):
         super().notify_style_update()
         self._styles = None
         self._served.clear()
+        self._styled_lines.forget_styled()
         self._width = 0  # theme changed: draw everything again
         if self.is_mounted:
             self.call_later(self.flush)
@@ -212,7 +220,7 @@ class Transcript(ScrollView, can_focus=True):
             strip = Strip.join([Strip([marker], 1), strip.crop(1, strip.cell_length)])
         served = strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)
         if len(self._served) > 4 * max(1, self.size.height):
-            self._served.clear()  # only lines near the view are worth keeping
+            self._forget_served_away_from(scroll_y)  # only lines near the view are worth keeping
         self._served[line_no] = served
         return served
 

@@ -1,0 +1,68 @@
+"""The transcript's lines styled once each, not once per frame.
+
+Textual styles every line of a widget again whenever the widget is repainted (its background, tint,
+opacity: `StylesCache.render_line`), making a new Strip each time; the filters, the compositor's cuts
+and the terminal output are cached per Strip object, so a new object redoes all of them. While an
+answer streams the pane scrolls with every flush and so repaints all its rows ~10 times a second,
+although nearly every line it shows was drawn before, one row higher.
+
+The transcript serves the same Strip object for a line as long as the line is unchanged
+(`Transcript._served`). This cache keeps, for each such object, the styled line made from it, so a
+scrolled line costs dictionary look-ups all the way to the terminal. Only rows of the content area are
+kept this way: a row in a border, padding or outline depends on its position and is styled as usual.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from textual._styles_cache import StylesCache
+from textual.strip import Strip
+
+
+class ContentKeyedStylesCache(StylesCache):
+    """A StylesCache that reuses a styled line while the content line it was made from is the same object."""
+
+    def __init__(self, keep: int = 400) -> None:
+        super().__init__()
+        self._keep = keep
+        self._styled: dict[int, tuple[Strip, tuple[Any, ...], Strip]] = {}  # id(content) -> (content, key, styled)
+
+    def forget_styled(self) -> None:
+        self._styled.clear()
+
+    def render_line(  # type: ignore[override]
+        self,
+        styles: Any,
+        y: int,
+        size: Any,
+        content_size: Any,
+        padding: Any,
+        base_background: Any,
+        background: Any,
+        render_content_line: Callable[[int], Strip],
+        *rest: Any,
+    ) -> Strip:
+        gutter = styles.gutter
+        height = size.height
+        outline_top, outline_bottom = styles.outline_top[0], styles.outline_bottom[0]
+        content_y = y - gutter.top
+        if (
+            y < gutter.top
+            or y >= height - gutter.bottom
+            or content_y >= content_size.height
+            or (outline_top and y == 0)
+            or (outline_bottom and y == height - 1)
+        ):
+            return super().render_line(styles, y, size, content_size, padding, base_background, background, render_content_line, *rest)
+        content = render_content_line(content_y)
+        key = (size, content_size, padding, base_background, background, styles.tint, styles.text_opacity, rest)
+        found = self._styled.get(id(content))
+        if found is not None and found[0] is content and found[1] == key:
+            return found[2]
+        styled = super().render_line(styles, y, size, content_size, padding, base_background, background, lambda _y: content, *rest)
+        if len(self._styled) >= self._keep:
+            for old in list(self._styled)[: self._keep // 2]:  # the oldest half: lines long scrolled away
+                del self._styled[old]
+        self._styled[id(content)] = (content, key, styled)
+        return styled
