@@ -39,8 +39,10 @@ async def test_prompt_streams_answer_and_tool_cells(project: Path) -> None:
         assert not app.lanes.ticking, "the lane timer stops when nothing runs"
         assert app.prompt.text == ""
     events = [e for b in batches for e in b.events]
-    deltas = sum(isinstance(e, TextDelta) for e in events)
-    assert deltas > 10 and len(batches) < len(events), "events arrive in batches, not one message each"
+    answer = "Looking at **the project**.\n\n" + "The README says *hello*.\n\n```python\nprint('hi')\n```\n"
+    sent_deltas = -(-29 // 7) + -(-len(answer[29:]) // 5)  # the model streamed the text in 7- and 5-character deltas
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == answer, "the text arrives whole and in order"
+    assert len(batches) < sent_deltas, "events arrive in batches (deltas joined), not one message each"
     assert isinstance(events[-1], LoopEnded) and events[-1].reason == "completed"
     assert len(model.requests) == 2
 
