@@ -112,3 +112,16 @@ def test_the_first_answer_finds_its_drawing_modules_already_imported(tmp_path: P
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["warm"], out.stdout
+
+
+async def test_the_core_thread_does_not_take_the_gil_from_the_ui_more_often_than_the_switch_interval() -> None:
+    from tui_agent.ui.agent_runner import SWITCH_INTERVAL
+
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)  # Python's default
+    runner = AgentRunner()
+    try:
+        assert sys.getswitchinterval() == SWITCH_INTERVAL
+    finally:
+        await runner.shutdown(5)
+        sys.setswitchinterval(before)

@@ -11,6 +11,7 @@ own loop (cancelling the core's wait withdraws the ask on the UI side).
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Coroutine, TypeVar
@@ -22,6 +23,13 @@ if TYPE_CHECKING:  # built on the core's thread; the app's first frame does not 
     from ..core.loop import Agent
 
 T = TypeVar("T")
+
+SWITCH_INTERVAL = 0.02
+"""Seconds a thread may hold the GIL while another waits for it (Python's default: 0.005). While an
+answer streams, the core's thread wakes ~1,000 times a second for a few hundred microseconds each; at
+the default it takes the GIL from the UI thread in the middle of drawing a frame and every step of a
+key's echo (input thread, UI thread, output thread) waits for it again. Measured with
+bench/bench_tui.py: echo p95 ~70 -> ~57 ms and CPU -4 points at 0.02; 0.001 made both worse."""
 
 
 class _RunTicket:
@@ -44,6 +52,7 @@ class AgentRunner:
     """A thread with an asyncio loop that runs one Agent. Every method may be called from the UI thread."""
 
     def __init__(self, name: str = "tui-agent-core") -> None:
+        sys.setswitchinterval(max(sys.getswitchinterval(), SWITCH_INTERVAL))
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
