@@ -5,6 +5,7 @@ asserts nothing.
     python bench/bench_tui.py                 # tui-agent, then claude when it is on PATH
     python bench/bench_tui.py tui-agent       # one of them
     python bench/bench_tui.py --runs 3        # repeat, one line per run
+    python bench/bench_tui.py tui-agent --esc-only   # first frame, Bash start and ESC only
 
 Both programs talk to the same scripted model on a loopback port (the real SSE protocol):
 - first frame: spawn -> the first screen with the prompt painted;
@@ -12,8 +13,11 @@ Both programs talk to the same scripted model on a loopback port (the real SSE p
   program while it streams, key echo (key bytes written -> the character painted in the prompt)
   median / p95 / max, p95 in the first third of the stream and in the rest, the last chunk sent ->
   the end of the answer painted, peak RSS (VmHWM);
-- five times: a Bash tool running `sleep`: the tool_use's last byte sent -> the `sleep` process
-  existing (Bash start), ESC written -> "Interrupted" painted, ESC -> the process gone.
+- seven times (--esc-runs): a Bash tool running `sleep`: the tool_use's last byte sent -> the `sleep`
+  process existing (Bash start); ESC written -> "Interrupted" painted below that prompt and ESC
+  written -> the process gone, measured together (a thread polls /proc from before the write; the
+  paint's time is the read time of the output that painted it), every run and the median.
+  `--esc-only` skips the stream (quick, to iterate on ESC).
 
 The bench must not slow what it measures (two cores are shared by the program, its core thread, the
 model and the bench): the model runs in its own process, paced by a schedule; the terminal's output
@@ -48,7 +52,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from pty_terminal import PtyTerminal, contains, count_at_least  # noqa: E402
+from pty_terminal import Condition, PtyTerminal, contains  # noqa: E402
 
 from tui_agent.providers.scripted import Reply, ScriptedModel, ScriptedServer, Text, ToolUse  # noqa: E402
 
@@ -56,7 +60,7 @@ BEGIN, END = "ANSWER-BEGINS-HERE", "ANSWER-ENDS-HERE"
 ANSWER_BYTES = 200_000
 CHUNK, CHUNK_DELAY = 20, 0.0011  # 10,000 deltas: about 11 s on a quiet machine
 KEY_GAP = 0.1
-ESC_RUNS = 5
+ESC_RUNS = 7
 TYPED = "QZXJ"  # never in the answer's text
 BENCH_KEY = "sk-ant-bench-0000000000000000000000"
 
@@ -253,7 +257,7 @@ def bench_env(root: Path, home: Path, url: str) -> dict[str, str]:
     return env
 
 
-def measure(program: Program) -> dict[str, Any]:
+def measure(program: Program, esc_runs: int = ESC_RUNS, esc_only: bool = False) -> dict[str, Any]:
     root = Path(tempfile.mkdtemp(prefix="bench-tui-"))
     home, cwd = root / "home", root / "project"
     home.mkdir()
@@ -273,8 +277,9 @@ def measure(program: Program) -> dict[str, Any]:
             out["first_frame_s"] = None if shown is None else shown - term.started
             time.sleep(2.0)  # let it settle (the agent is built after the first frame)
             proc = psutil.Process(term.proc.pid)
-            _stream(term, model, proc, out)
-            _escapes(term, model, out)
+            if not esc_only:
+                _stream(term, model, proc, out)
+            _escapes(term, model, out, esc_runs)
             out["peak_rss_mb"] = _peak_rss_mb(proc)
         finally:
             if out.get("first_frame_s") is None:
@@ -355,13 +360,63 @@ def _stream(term: PtyTerminal, model: ModelProcess, proc: psutil.Process, out: d
     term.wait_for(lambda d: not any(typed[:8] in row for row in d), 10)
 
 
-def _escapes(term: PtyTerminal, model: ModelProcess, out: dict[str, Any]) -> None:
+def _alive_pids(pids: list[int]) -> bool:
+    """Whether any of `pids` still runs (a zombie has ended: it only waits to be reaped)."""
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != b"Z":
+            return True
+    return False
+
+
+class GoneWatch:
+    """A thread polling /proc for `pids` from before ESC is written (no start-up lag in the figure):
+    `at` is the first time none of them runs any more."""
+
+    def __init__(self, pids: list[int], timeout: float = 10.0) -> None:
+        self.pids, self.at, self._end = pids, None, time.monotonic() + timeout
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while time.monotonic() < self._end:
+            if not _alive_pids(self.pids):
+                self.at = time.monotonic()
+                return
+            time.sleep(0.0005)
+
+    def join(self) -> float | None:
+        self._thread.join()
+        return self.at
+
+
+def interrupted_below(prompt: str) -> Condition:
+    """The screen shows "Interrupted" on a row below the user's prompt `prompt` (a unique text): that
+    run's line, whatever earlier lines scrolled away meanwhile."""
+
+    def seen(display: list[str]) -> bool:
+        rows = [i for i, row in enumerate(display) if prompt in row]
+        return bool(rows) and any("Interrupted" in row for row in display[rows[0] + 1 :])
+
+    return seen
+
+
+def _escapes(term: PtyTerminal, model: ModelProcess, out: dict[str, Any], runs: int) -> None:
+    """Bash start, then ESC -> "Interrupted" painted and ESC -> the process gone, both timed from the
+    write of the ESC byte and concurrently: the process by a thread polling /proc since before the
+    write, the paint by the read time of the terminal output after which the emulated screen showed
+    the line (the emulator replays the output afterwards, so its parsing is not in the figure)."""
     starts, painted, gone = [], [], []
     pid = term.proc.pid
-    for n in range(ESC_RUNS):
+    for n in range(runs):
         tag = f"{300 + n}.{os.getpid() % 1000:03d}"  # `sleep` with a unique argument: its command line tells it
         ends_before = len(model.of("tool", "end"))
-        term.type_slowly(f"run shell {tag}")
+        prompt = f"run shell {tag}"
+        term.type_slowly(prompt)
         term.send("\r")
         marker = f"sleep {tag}"
         child_at = poll(lambda: bool(descendants_with(pid, marker)), 30)
@@ -372,20 +427,33 @@ def _escapes(term: PtyTerminal, model: ModelProcess, out: dict[str, Any]) -> Non
         reply_end = tool_ends[ends_before] if len(tool_ends) > ends_before else None
         if reply_end is not None:
             starts.append((child_at - reply_end) * 1000)
+        pids = [p.pid for p in descendants_with(pid, marker)]
         time.sleep(0.5)
-        before = sum(row.count("Interrupted") for row in term.display())
+        term.settle()
+        since = term.read_count
+        shown = term.watch_later(interrupted_below(prompt), since)
+        watch = GoneWatch(pids)
         t0 = term.send("\x1b")
-        shown = term.wait_for(count_at_least("Interrupted", before + 1), 10)
-        away = poll(lambda: not descendants_with(pid, marker), 10)
-        if shown is not None:
-            painted.append((shown - t0) * 1000)
+        term.wait_raw(b"Interrupted", since, 10)  # a cheap sign it came; the figure is the screen's
+        away = watch.join()
+        end = time.monotonic() + 10
+        while True:  # only now the emulator replays what was read meanwhile
+            term.settle()
+            if shown or time.monotonic() > end:
+                break
+            time.sleep(0.05)
+        if shown:
+            painted.append((shown[0] - t0) * 1000)
+        else:
+            out["esc_error"] = f"run {n}: no 'Interrupted' below the prompt; the screen:\n" + term.text()
         if away is not None:
             gone.append((away - t0) * 1000)
-        time.sleep(1.0)
+        time.sleep(0.7)
     out["bash_start_ms"] = statistics.median(starts) if starts else None
     out["esc_to_interrupted_ms"] = statistics.median(painted) if painted else None
     out["esc_to_interrupted_all_ms"] = [round(x) for x in painted]
     out["esc_to_gone_ms"] = statistics.median(gone) if gone else None
+    out["esc_to_gone_all_ms"] = [round(x) for x in gone]
 
 
 def _peak_rss_mb(proc: psutil.Process) -> float | None:
@@ -411,7 +479,7 @@ def show(name: str, r: dict[str, Any]) -> None:
           f"echo med/p95/max {f('echo_ms')} ms ({r.get('echo_keys', 0)} keys), p95 first third {f('echo_p95_first_third_ms')} ms, "
           f"max first third {f('echo_max_first_third_ms')} ms, rest {f('echo_p95_rest_ms')} ms | last chunk -> screen {f('last_chunk_to_screen_s', '{:.2f}')} s | "
           f"peak RSS {f('peak_rss_mb')} MB | Bash start {f('bash_start_ms')} ms | ESC -> Interrupted {f('esc_to_interrupted_ms')} ms "
-          f"{r.get('esc_to_interrupted_all_ms', '')} | ESC -> process gone {f('esc_to_gone_ms')} ms | "
+          f"{r.get('esc_to_interrupted_all_ms', '')} | ESC -> process gone {f('esc_to_gone_ms')} ms {r.get('esc_to_gone_all_ms', '')} | "
           f"harness CPU {f('harness_cpu_pct')} %, {f('screen_bytes')} screen bytes while streaming"
           + "".join(f" | {k}: {r[k]}" for k in ("stream_error", "esc_error") if k in r))
 
@@ -422,6 +490,8 @@ def main() -> None:
     parser.add_argument("which", nargs="*", help="tui-agent and/or claude (default: both)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--answer-kb", type=int, default=ANSWER_BYTES // 1000, help="size of the streamed answer")
+    parser.add_argument("--esc-runs", type=int, default=ESC_RUNS, help="how many times ESC stops a Bash tool")
+    parser.add_argument("--esc-only", action="store_true", help="only the first frame, Bash start and ESC (quick)")
     parser.add_argument("--tui-agent-cmd", help="how to start tui-agent (default: the installed `tui-agent`)")
     args = parser.parse_args()
     args.which = args.which or ["tui-agent", "claude"]
@@ -429,7 +499,7 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     for program in programs(args.which, args.tui_agent_cmd):
         for _ in range(args.runs):
-            show(program.name, measure(program))
+            show(program.name, measure(program, args.esc_runs, args.esc_only))
     if "claude" in args.which and not shutil.which("claude"):
         print(f"claude (not on PATH; quoted, not measured, from {QUOTED_SOURCE}): {QUOTED_CLAUDE}")
 

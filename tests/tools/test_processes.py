@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import signal
 import subprocess
+import threading
 import time
+from pathlib import Path
 
 import psutil
 
-from tui_agent.tools.processes import MARKER_ENV, kill_tree, shell_env
+from tui_agent.tools import processes
+from tui_agent.tools.processes import MARKER_ENV, kill_tree, kill_tree_async, shell_env, spawn_shell, stop_foreground_now
 
 
 def start_tree(marker: str) -> tuple[subprocess.Popen[bytes], list[int]]:
@@ -51,3 +56,43 @@ def test_kill_tree_of_a_finished_process_is_harmless() -> None:
     proc = subprocess.Popen(["true"])
     proc.wait()
     kill_tree(proc.pid, "no-such-marker")
+
+
+def test_the_async_kill_stops_every_process_of_the_shell_though_it_looks_beyond_the_group_later() -> None:
+    marker = f"test-{time.monotonic_ns()}"
+    proc, _ = start_tree(marker)
+    asyncio.run(kill_tree_async(proc.pid, marker, grace=120))
+    with proc:
+        proc.wait(timeout=60)
+    assert not any(_marked(p, marker) for p in psutil.process_iter())
+
+
+def test_stopping_the_foreground_shells_ends_a_tools_shell_from_another_thread_and_spares_background_ones(tmp_path: Path) -> None:
+    async def scenario() -> tuple[int | None, int | None]:
+        tool = await spawn_shell("sleep 300", tmp_path, foreground=True)
+        background = await spawn_shell("sleep 300", tmp_path)
+        try:
+            stopper = threading.Thread(target=stop_foreground_now)  # as the UI thread does on ESC
+            stopper.start()
+            code = await asyncio.wait_for(tool.wait_exit(), 60)
+            stopper.join()
+            await asyncio.sleep(0.05)
+            return code, background.returncode
+        finally:
+            for shell in (tool, background):
+                await shell.kill()
+                shell.close()
+
+    tool_code, background_code = asyncio.run(scenario())
+    assert tool_code == -signal.SIGTERM
+    assert background_code is None, "a background shell outlives ESC"
+
+
+def test_a_shell_that_ended_is_no_longer_stopped_on_escape(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        shell = await spawn_shell("true", tmp_path, foreground=True)
+        await shell.wait_exit()
+        shell.close()
+
+    asyncio.run(scenario())
+    assert not processes._foreground, "its pid may be another process's by the next ESC"

@@ -102,7 +102,7 @@ Usage notes:
                 data={"type": "background_shell", "id": shell.id},
             )
         timeout_s = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
-        shell = await processes.spawn_shell(command, ctx.workspace.root, env)
+        shell = await processes.spawn_shell(command, ctx.workspace.root, env, foreground=True)
         capture = OutputCapture(ctx.tool_results_dir / f"{ctx.tool_use_id or f'bash-{shell.pid}'}.txt")
         lines = ProgressLines(ctx.progress)
         pump = asyncio.create_task(_pump(shell.stdout, capture, lines))

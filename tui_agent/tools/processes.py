@@ -23,10 +23,17 @@ import psutil
 
 MARKER_ENV = "TUI_AGENT_SHELL_ID"
 KILL_GRACE_S = 0.5
+SCAN_DELAY_S = 0.03
+"""How long an async kill waits, after signalling the shell's process group, before it looks through
+/proc for what left the group (a scan of every process: 10-30 ms of CPU on a busy machine). The group
+dies at once; a scan in that same instant held the interpreter lock the app needed to paint ESC's
+"Interrupted"."""
 _POLL_S = 0.005
 
 # pid -> marker of every shell started here and not yet reaped.
 _live: dict[int, str] = {}
+# The pids of the shells whose end a tool waits for now (not background shells): ESC stops their groups.
+_foreground: set[int] = set()
 
 
 def shell_env(marker: str, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -54,6 +61,7 @@ class _ShellProtocol(asyncio.subprocess.SubprocessStreamProtocol):
         super().process_exited()
         self.exited.set()
         _live.pop(self.pid, None)  # reaped: the atexit hook need not stop it
+        _foreground.discard(self.pid)
 
 
 @dataclass(slots=True)
@@ -90,17 +98,19 @@ class Shell:
     def close(self) -> None:
         """Stop reading and release the pipes: a child the shell left running gets SIGPIPE on its
         next write instead of filling the pipe, and no transport outlives the call."""
+        _foreground.discard(self.pid)
         self._transport.close()
 
 
-async def spawn_shell(command: str, cwd: Path, env: dict[str, str] | None = None) -> Shell:
+async def spawn_shell(command: str, cwd: Path, env: dict[str, str] | None = None, *, foreground: bool = False) -> Shell:
     """Start `bash -c command` in its own session, stdin closed, stderr merged into stdout.
+    `foreground`: a tool waits for it, so ESC stops it (`stop_foreground_now`); a background shell lives on.
 
     The shell runs (and may fork) before the spawn returns; a cancel that lands in that window must
     not leave it behind, so the spawn finishes in a task of its own and a cancelled caller stops the
     whole tree before the cancel goes on."""
     marker = uuid.uuid4().hex
-    spawn = asyncio.ensure_future(_spawn(command, cwd, marker, env))
+    spawn = asyncio.ensure_future(_spawn(command, cwd, marker, env, foreground))
     try:
         return await asyncio.shield(spawn)
     except asyncio.CancelledError:
@@ -130,7 +140,7 @@ async def _stop_spawned(spawn: "asyncio.Future[Shell]", marker: str) -> None:
     shell.close()
 
 
-async def _spawn(command: str, cwd: Path, marker: str, extra_env: dict[str, str] | None = None) -> Shell:
+async def _spawn(command: str, cwd: Path, marker: str, extra_env: dict[str, str] | None = None, foreground: bool = False) -> Shell:
     loop = asyncio.get_running_loop()
     transport, protocol = await loop.subprocess_exec(
         # A bigger stream buffer than asyncio's 64 KB default: fewer wake-ups on fast output.
@@ -145,7 +155,18 @@ async def _spawn(command: str, cwd: Path, marker: str, extra_env: dict[str, str]
     )
     proc = asyncio.subprocess.Process(transport, protocol, loop)
     _live[proc.pid] = marker
+    if foreground and proc.returncode is None:
+        _foreground.add(proc.pid)
     return Shell(proc, marker, transport, protocol)
+
+
+def stop_foreground_now() -> None:
+    """SIGTERM the process group of every shell a tool waits for, from any thread (ESC, before the
+    core has seen the abort: signalling is cheap, the core is busy). The abort must be on its way to
+    the core first, so the tool reports the interruption rather than the shell's exit; the core's own
+    kill follows (the tree, processes that left the group, SIGKILL after the grace)."""
+    for pid in list(_foreground):
+        _signal_group(pid, signal.SIGTERM)
 
 
 def track_process(pid: int, marker: str) -> None:
@@ -219,15 +240,27 @@ def _process_table() -> _ProcessTable:
     return _table
 
 
-def _collect(pid: int, marker: str | None) -> list[psutil.Process]:
-    """The shell, its descendants (by parent links) and every process still carrying its marker."""
+def _handle(pid: int) -> psutil.Process | None:
+    try:
+        return psutil.Process(pid)
+    except psutil.Error:
+        return None
+
+
+def _collect(pid: int, marker: str | None, shell: psutil.Process | None = None) -> list[psutil.Process]:
+    """The shell, its descendants (by parent links) and every process still carrying its marker.
+
+    `shell`: a handle on the shell taken earlier; when it has ended since, its pid may be another
+    process's now, so nothing is looked up by that pid (its children were reparented anyway)."""
     table = _process_table()
     found: dict[int, psutil.Process] = {}
-    try:
-        found[pid] = psutil.Process(pid)
-    except psutil.Error:
-        pass
-    stack = [pid]
+    if shell is not None and not shell.is_running():
+        stack = []
+    else:
+        handle = shell if shell is not None else _handle(pid)
+        if handle is not None:
+            found[pid] = handle
+        stack = [pid]
     while stack:
         for child in table.children.get(stack.pop(), []):
             if child.pid not in found:
@@ -254,11 +287,15 @@ def _alive(proc: psutil.Process) -> bool:
         return False
 
 
-def _terminate(pid: int, marker: str | None) -> list[psutil.Process]:
+def _signal_group(pid: int, sig: signal.Signals) -> None:
     try:
-        os.killpg(pid, signal.SIGTERM)  # the whole group at once, before walking anything
+        os.killpg(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _terminate(pid: int, marker: str | None) -> list[psutil.Process]:
+    _signal_group(pid, signal.SIGTERM)  # the whole group at once, before walking anything
     procs = _collect(pid, marker)
     _signal(procs, signal.SIGTERM)
     return procs
@@ -267,10 +304,7 @@ def _terminate(pid: int, marker: str | None) -> list[psutil.Process]:
 def _force(pid: int, marker: str | None, survivors: list[psutil.Process]) -> None:
     """SIGKILL the survivors, and whatever they started since the first look (a loop that ignores
     SIGTERM keeps forking)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    _signal_group(pid, signal.SIGKILL)
     _signal(survivors, signal.SIGKILL)
     _signal(_collect(pid, marker), signal.SIGKILL)
 
@@ -287,8 +321,13 @@ def kill_tree(pid: int, marker: str | None = None, grace: float | None = None) -
 
 
 async def kill_tree_async(pid: int, marker: str | None = None, grace: float | None = None) -> None:
-    """`kill_tree` that waits on the event loop instead of blocking it."""
-    procs = _terminate(pid, marker)
+    """`kill_tree` that waits on the event loop instead of blocking it, and looks for what left the
+    group only SCAN_DELAY_S after signalling the group."""
+    shell = _handle(pid)
+    _signal_group(pid, signal.SIGTERM)
+    await asyncio.sleep(SCAN_DELAY_S)
+    procs = _collect(pid, marker, shell)
+    _signal(procs, signal.SIGTERM)
     deadline = time.monotonic() + (KILL_GRACE_S if grace is None else grace)
     while (procs := [p for p in procs if _alive(p)]) and time.monotonic() < deadline:
         await asyncio.sleep(_POLL_S)

@@ -352,13 +352,19 @@ class TuiAgentApp(App[int]):
         """Stop everything in flight; show it at once (the core confirms with its own events)."""
         if not self.running or not self.ready:
             return
+        from ..tools.processes import stop_foreground_now
+        from .paint_now import paint_now, uncontended
+
         self.asker.cancel_all()
         self.runner.abort()
         if self.shell is not None:  # a `!` command
             self.runner.call(self.shell.abort)
-        self.calls.mark_cancelled(self.clock())
-        self.conversation.refresh_cells()
-        self.conversation.interrupted()
+        stop_foreground_now()  # after the abort is on its way: the tools report the interruption
+        with uncontended():  # drawn before the core's abort work, which the kill above no longer waits for
+            self.calls.mark_cancelled(self.clock())
+            self.conversation.refresh_cells()
+            self.conversation.interrupted()
+            paint_now(self)
         self._update_lanes_display()
         if self.queued_prompts:
             # Like Claude Code: what was queued goes back to the prompt, not to the model.

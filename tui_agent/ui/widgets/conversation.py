@@ -54,10 +54,14 @@ class Conversation:
         self.transcript.add(NoticeLine(kind, text), now=now)
 
     def interrupted(self) -> None:
-        """ESC: say so at once; the run's end (LoopEnded 'aborted') will not repeat it."""
+        """ESC: say so at once, in the next frame: the pane follows the end in this same frame (a
+        later scroll would paint once without the line, then again with it). The run's end
+        (LoopEnded 'aborted') will not repeat it."""
         if not self._interrupt_shown:
             self._interrupt_shown = True
             self.notice("interrupted", INTERRUPTED_TEXT, now=True)
+            if self.transcript.following:
+                self.transcript.scroll_end(animate=False, immediate=True, x_axis=False)
 
     def tool_queued(self, call: ToolCall) -> None:
         self._end_text()
