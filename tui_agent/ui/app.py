@@ -353,18 +353,17 @@ class TuiAgentApp(App[int]):
         if not self.running or not self.ready:
             return
         from ..tools.processes import stop_foreground_now
-        from .paint_now import paint_now, uncontended
+        from .paint_now import paint_now
 
         self.asker.cancel_all()
         self.runner.abort()
         if self.shell is not None:  # a `!` command
             self.runner.call(self.shell.abort)
         stop_foreground_now()  # after the abort is on its way: the tools report the interruption
-        with uncontended():  # drawn before the core's abort work, which the kill above no longer waits for
-            self.calls.mark_cancelled(self.clock())
-            self.conversation.refresh_cells()
-            self.conversation.interrupted()
-            paint_now(self)
+        self.calls.mark_cancelled(self.clock())
+        self.conversation.refresh_cells()
+        self.conversation.interrupted()
+        paint_now(self)  # now, not at Textual's next update tick
         self._update_lanes_display()
         if self.queued_prompts:
             # Like Claude Code: what was queued goes back to the prompt, not to the model.

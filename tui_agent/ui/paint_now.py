@@ -12,10 +12,8 @@ Upstream, this would be a public `Screen.paint_now()` (or `App.refresh(immediate
 
 from __future__ import annotations
 
-import sys
 import time
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 HAND_OVER_S = 0.005
 """The most the UI thread waits for Textual's writer thread to take the frame (see `_hand_over`)."""
@@ -49,16 +47,3 @@ def _hand_over(app: Any) -> None:
     deadline = time.monotonic() + HAND_OVER_S
     while queue.qsize() and time.monotonic() < deadline:
         time.sleep(0.0002)
-
-
-@contextmanager
-def uncontended(hold_s: float = 0.05) -> Iterator[None]:
-    """Let the UI thread keep the interpreter lock while it draws: another thread that wants it (the
-    core stopping the run) takes it only when the UI thread blocks, not every 5 ms (Python's switch
-    interval), which made the same frame take twice as long. Only for a few milliseconds of work."""
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(hold_s)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(before)
