@@ -98,3 +98,18 @@ async def test_settings_that_do_not_validate_end_the_app_with_the_error(tmp_path
     report_start_error(app)
     err = capsys.readouterr().err
     assert err.startswith("tui-agent: error: ") and "max_turns" in err and "\n" not in err.rstrip("\n")
+
+
+def test_the_app_updates_its_screen_up_to_120_times_a_second_unless_textual_fps_says_otherwise(monkeypatch) -> None:
+    import textual.screen
+
+    from tui_agent.ui.start_up import use_frame_rate
+
+    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 1 / 60)
+    monkeypatch.delenv("TEXTUAL_FPS", raising=False)
+    use_frame_rate()
+    assert textual.screen.UPDATE_PERIOD == 1 / 120
+    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 1 / 60)
+    monkeypatch.setenv("TEXTUAL_FPS", "30")
+    use_frame_rate()
+    assert textual.screen.UPDATE_PERIOD == 1 / 60, "the person's TEXTUAL_FPS wins"
