@@ -23,9 +23,11 @@ from textual.strip import Strip
 class ContentKeyedStylesCache(StylesCache):
     """A StylesCache that reuses a styled line while the content line it was made from is the same object."""
 
-    def __init__(self, keep: int = 400) -> None:
+    def __init__(self, rows_kept: int = 4) -> None:
         super().__init__()
-        self._keep = keep
+        self._rows_kept = rows_kept
+        """Styled lines kept per row of the widget: the transcript serves the same line objects only
+        near the view (a screen above it, two below), so more would only hold memory."""
         self._styled: dict[int, tuple[Strip, tuple[Any, ...], Strip]] = {}  # id(content) -> (content, key, styled)
 
     def forget_styled(self) -> None:
@@ -61,8 +63,9 @@ class ContentKeyedStylesCache(StylesCache):
         if found is not None and found[0] is content and found[1] == key:
             return found[2]
         styled = super().render_line(styles, y, size, content_size, padding, base_background, background, lambda _y: content, *rest)
-        if len(self._styled) >= self._keep:
-            for old in list(self._styled)[: self._keep // 2]:  # the oldest half: lines long scrolled away
+        keep = max(64, self._rows_kept * height)
+        if len(self._styled) >= keep:
+            for old in list(self._styled)[: keep // 2]:  # the oldest half: lines long scrolled away
                 del self._styled[old]
         self._styled[id(content)] = (content, key, styled)
         return styled
