@@ -19,8 +19,8 @@ def spans(h):
     return {e.id: (started[e.id].t if e.id in started else None, e.t_end, e.lane, e.status) for e in h.of(ToolFinished)}
 
 
-def abort_after(h, seconds: float) -> None:
-    asyncio.get_running_loop().call_later(seconds, h.agent.abort)
+def abort_after(h, seconds: float) -> asyncio.TimerHandle:
+    return asyncio.get_running_loop().call_later(seconds, h.agent.abort)
 
 
 def on_event(h, matches, action) -> None:
@@ -262,8 +262,9 @@ class TestAbort:
             Reply([Text("the end " * 10)], chunk=4, delay=0.004),
         ]
         h = make_harness(script, tools=sample_tools(), allowed_tools=["SleepWrite"])
-        abort_after(h, rng.uniform(0.0, 0.9))
+        timer = abort_after(h, rng.uniform(0.0, 0.9))
         ended = await h.agent.run("go")
+        timer.cancel()  # a run that ended before the moment: the abort is for it, not for the next one
         assert ended.reason in ("aborted", "completed")
         assert_history_valid(h.agent.history)
         assert isinstance(h.events[-1], LoopEnded)
