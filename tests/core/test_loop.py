@@ -15,7 +15,7 @@ from tui_agent.core.events import (
     UsageUpdated,
 )
 from tui_agent.core.permission_types import PermissionAnswer
-from tui_agent.providers.scripted import Fault, Reply, Text, Thinking, ToolUse, fault
+from tui_agent.providers.scripted import Reply, Text, Thinking, ToolUse, fault
 
 
 class TestHistory:

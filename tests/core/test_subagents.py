@@ -5,10 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from pathlib import Path
 
 import psutil
-import pytest
 
 from tests.core.support import SleepRead, SleepWrite, assert_history_valid
 from tui_agent.core.agents.runner import cancel_anywhere
@@ -19,7 +17,6 @@ from tui_agent.core.events import (
     SubagentEvent,
     SubagentFinished,
     SubagentStarted,
-    ToolFinished,
     ToolStarted,
     UsageUpdated,
 )

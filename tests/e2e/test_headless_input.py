@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 
 from tests.e2e.test_headless import env, run_cli, serve, work  # noqa: F401  (fixtures)
 from tui_agent.providers.scripted import Reply, Text

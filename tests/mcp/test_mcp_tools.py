@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import psutil
 import pytest

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_agent.core.permission_types import PermissionAnswer
 from tui_agent.providers.scripted import Conversations, Reply, Text, ToolUse
 from tui_agent.ui.screens.permission import PermissionScreen
 

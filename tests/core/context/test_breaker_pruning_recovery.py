@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import Field
 
-from tests.core.context.scripts import SUMMARY, conversation, read_turn, request_texts, summary_reply
+from tests.core.context.scripts import conversation, read_turn, request_texts, summary_reply
 from tests.core.support import assert_history_valid, sample_tools
 from tui_agent.core.context.pruning import PRUNED_PREFIX
 from tui_agent.core.context.summary import CONTINUED
