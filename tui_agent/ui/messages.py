@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from dataclasses import replace
 from typing import Callable
 
 from textual.message import Message
@@ -75,7 +76,7 @@ class EventBatcher:
     def _join_parts(self) -> None:
         if len(self._parts) > 1 and self._open:
             last = self._open[-1]
-            self._open[-1] = type(last)("".join(self._parts), last.index)  # type: ignore[call-arg, attr-defined]
+            self._open[-1] = replace(last, text="".join(self._parts))  # type: ignore[type-var]
         self._parts = []
 
     def _schedule_post(self) -> None:
