@@ -150,6 +150,7 @@ class TuiAgentApp(App[int]):
         self.queued_view = Static(id="queued", markup=False)
         self.prompt = PromptInput(on_keypress=self._note_keypress, id="prompt")
         self.status = StatusLine(self.clock, id="status")
+        self.transcript.on_flush = self.status.tick
         yield self.transcript
         yield self.lanes
         yield self.queued_view

@@ -21,7 +21,7 @@ from textual.widget import Widget
 
 from .agent_lanes import agent_row_parts, hidden_rows, lane_rows
 from .lane_row import RowParts, lane_row
-from .role_styles import role_styles
+from .role_styles import RoleStyleCache
 from .tool_calls import ToolCall, ToolCalls
 
 TICK = 0.1
@@ -67,6 +67,11 @@ class LanePanel(Widget, can_focus=True):
         self._ticker: Timer | None = None
         self.ticking = False
         """Whether the 10 Hz redraw runs (only while a call is active)."""
+        self._styles = RoleStyleCache("lanes", ROLES, with_background=("selected",))
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.forget()
 
     def on_mount(self) -> None:
         self._ticker = self.set_interval(TICK, self.refresh, pause=True)
@@ -116,7 +121,7 @@ class LanePanel(Widget, can_focus=True):
         return 1 + len(rows) + extra + (1 if hidden_rows(self.calls, rows) else 0)
 
     def render(self) -> Text:
-        styles = role_styles(self, "lanes", ROLES, with_background=("selected",))
+        styles = self._styles.get(self)
         now = self.clock()
         width = self.content_region.width or self.size.width
         rows = self._rows()

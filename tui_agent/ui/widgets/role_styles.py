@@ -31,3 +31,21 @@ def role_styles(widget: Widget, prefix: str, roles: Iterable[str], with_backgrou
                 reverse=full.reverse,
             )
     return styles
+
+
+class RoleStyleCache:
+    """`role_styles` kept between paints: resolving a component style walks the CSS (~0.3 ms a role),
+    and a ticking line (the status line, the lanes) is painted ten times a second with styles that
+    change only when the widget's styles do. The widget calls `forget` from `notify_style_update`."""
+
+    def __init__(self, prefix: str, roles: Iterable[str], with_background: Iterable[str] = ()) -> None:
+        self._prefix, self._roles, self._with_background = prefix, tuple(roles), tuple(with_background)
+        self._styles: dict[str, Style] | None = None
+
+    def get(self, widget: Widget) -> dict[str, Style]:
+        if self._styles is None:
+            self._styles = role_styles(widget, self._prefix, self._roles, self._with_background)
+        return self._styles
+
+    def forget(self) -> None:
+        self._styles = None

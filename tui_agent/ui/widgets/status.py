@@ -3,6 +3,7 @@ timer and what ESC would do. When the line is too narrow, the least important pa
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -11,9 +12,12 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from .lanes import format_seconds
-from .role_styles import role_styles
+from .role_styles import RoleStyleCache
 
 TICK = 0.1
+MERGE_WINDOW = 0.095
+"""A tick skips its paint when the line was painted this recently (beside a transcript flush, which
+calls `tick`): the timer still moves ten times a second, but mostly in frames painted anyway."""
 ROLES = ("model", "mode", "muted", "running", "hint", "thinking", "context-low")
 CONTEXT_LOW = 0.2
 """At or under this share left until automatic compaction, the meter is shown as a warning."""
@@ -64,9 +68,24 @@ class StatusLine(Widget):
         self.state = StatusState()
         self._ticker: Timer | None = None
         self._ticking = False
+        self._styles = RoleStyleCache("status", ROLES)
+        self._painted_at = 0.0  # time.monotonic() of the last render
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles.forget()
 
     def on_mount(self) -> None:
-        self._ticker = self.set_interval(TICK, self.refresh, pause=True)
+        self._ticker = self.set_interval(TICK, self._tick, pause=True)
+
+    def _tick(self) -> None:
+        if time.monotonic() - self._painted_at >= MERGE_WINDOW:
+            self.refresh()
+
+    def tick(self) -> None:
+        """Repaint the running timer in the frame being prepared (one frame rather than two)."""
+        if self.running:
+            self.refresh()
 
     @property
     def running(self) -> bool:
@@ -90,8 +109,9 @@ class StatusLine(Widget):
             self._ticking = on
 
     def render(self) -> Text:
+        self._painted_at = time.monotonic()
         s = self.state
-        style = role_styles(self, "status", ROLES)
+        style = self._styles.get(self)
         sep = Text(" · ", style=style["muted"])
         # (text, priority): the lowest priority is dropped first when the line does not fit.
         parts: list[tuple[Text, int]] = [

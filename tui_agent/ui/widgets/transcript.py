@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import time
+from typing import Callable
 
 from rich.segment import Segment
 from rich.style import Style
@@ -65,9 +66,12 @@ class Transcript(ScrollView, can_focus=True):
         self._served: dict[int, Strip] = {}  # line number -> the line as served at `_served_for`
         self._served_for: tuple[int, int, Style] | None = None  # (scroll x, width, the pane's style)
         self._pane_style: Style | None = None  # the pane's style during one paint
+        self._pane_view: tuple[int, int, int, int] | None = None  # (scroll x, scroll y, width, height) during one paint
         self.selected: int | None = None
         self.following = True
         """Keep the end in view as lines arrive; off once the user scrolls up, on again at the end."""
+        self.on_flush: Callable[[], None] | None = None
+        """Called when a flush drew something: what else ticks (the status timer) joins its frame."""
 
     # ----- feeding ------------------------------------------------------------------------------
     def add(self, item: TranscriptItem, *, now: bool = False) -> None:
@@ -122,6 +126,8 @@ class Transcript(ScrollView, can_focus=True):
             self._dirty = set(range(len(self.items)))
         if self._dirty:
             self._draw_dirty(width)
+            if self.on_flush is not None:
+                self.on_flush()
         self._evict_beyond_budget()
         # A long answer's tail is costly to draw again: keys typed meanwhile must not queue behind it.
         self._interval = max(REFRESH_INTERVAL, (time.perf_counter() - started) / FLUSH_SHARE)
@@ -142,7 +148,11 @@ class Transcript(ScrollView, can_focus=True):
         self.virtual_size = Size(width, line)
         self.refresh()
         if self.following:
-            self.scroll_end(animate=False, immediate=False, x_axis=False)
+            # At once when the pane can already scroll: the new size and the new offset are painted
+            # in one frame rather than the pane twice (old offset, then scrolled), which halved the
+            # repaints of a streaming answer (max_scroll_y already counts the size just set). Until the
+            # scrollbar shows, scrolling is refused, so the first overflow waits for the layout.
+            self.scroll_end(animate=False, immediate=self.allow_vertical_scroll, x_axis=False)
 
     def _forget_served_away_from(self, top: int) -> None:
         height = max(1, self.size.height)
@@ -158,7 +168,7 @@ class Transcript(ScrollView, can_focus=True):
         loaded = sum(d.loaded for d in self._drawings)
         if loaded <= LINE_BUDGET:
             return
-        # Following: the view is about to be at the end (scroll_end is applied after this refresh).
+        # Following: the view is at the end (scroll_end was applied with the new size).
         top = max(0, self.virtual_size.height - self.size.height) if self.following else self.scroll_offset.y
         bottom = top + self.size.height
         for start, drawing in zip(self._starts, self._drawings):
@@ -187,15 +197,21 @@ class Transcript(ScrollView, can_focus=True):
             self.call_later(self.flush)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        self._pane_style = self.rich_style  # walks every ancestor's styles: once per paint
+        # Both walk the DOM (ancestors' styles, the screen's region map): once per paint, not per row.
+        self._pane_style = self.rich_style
+        scroll_x, scroll_y = self.scroll_offset
+        self._pane_view = (scroll_x, scroll_y, self.scrollable_content_region.width, self.size.height)
         try:
             return super().render_lines(crop)
         finally:
-            self._pane_style = None
+            self._pane_style = self._pane_view = None
 
     def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
+        if self._pane_view is not None:
+            scroll_x, scroll_y, width, height = self._pane_view
+        else:
+            scroll_x, scroll_y = self.scroll_offset
+            width, height = self.scrollable_content_region.width, self.size.height
         style = self._pane_style or self.rich_style
         if self._served_for != (scroll_x, width, style):
             self._served_for = (scroll_x, width, style)
@@ -219,7 +235,7 @@ class Transcript(ScrollView, can_focus=True):
             marker = Segment("▌", self._render_context().style("selected"))
             strip = Strip.join([Strip([marker], 1), strip.crop(1, strip.cell_length)])
         served = strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)
-        if len(self._served) > 4 * max(1, self.size.height):
+        if len(self._served) > 4 * max(1, height):
             self._forget_served_away_from(scroll_y)  # only lines near the view are worth keeping
         self._served[line_no] = served
         return served

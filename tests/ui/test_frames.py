@@ -1,0 +1,85 @@
+"""What changes together is painted in one frame: a streamed answer's flush scrolls the pane and moves
+the status timer in the frame that draws the new lines, not in frames of their own."""
+
+from __future__ import annotations
+
+import time
+
+from textual.app import App, ComposeResult
+
+from tui_agent.ui.widgets.status import MERGE_WINDOW, StatusLine
+from tui_agent.ui.widgets.transcript import Transcript
+from tui_agent.ui.widgets.transcript_items import AssistantText
+
+
+class _PaneAndStatus(App[None]):
+    def compose(self) -> ComposeResult:
+        self.transcript = Transcript(id="transcript")
+        self.status = StatusLine(time.monotonic, id="status")
+        self.transcript.on_flush = self.status.tick  # as the app wires them
+        yield self.transcript
+        yield self.status
+
+
+async def _overflowing(app: _PaneAndStatus, pilot) -> AssistantText:  # type: ignore[no-untyped-def]
+    answer = AssistantText()
+    app.transcript.add(answer, now=True)
+    answer.append("".join(f"paragraph {n}\n\n" for n in range(20)))
+    app.transcript.changed(answer, now=True)
+    await pilot.pause()
+    await pilot.pause()  # the scrollbar shows after the first overflow's layout
+    return answer
+
+
+async def test_a_flush_that_grows_the_answer_scrolls_before_the_frame_is_painted() -> None:
+    app = _PaneAndStatus()
+    async with app.run_test(size=(60, 12)) as pilot:
+        transcript = app.transcript
+        answer = await _overflowing(app, pilot)
+        assert transcript.scroll_y == transcript.max_scroll_y > 0
+        answer.append("paragraph 20\n\n")
+        transcript.changed(answer, now=True)
+        # No await: the offset is already the new end, so the next frame paints the new lines in
+        # place (before, the pane was painted at the old offset, then scrolled in a second frame).
+        assert transcript.scroll_y == transcript.max_scroll_y
+        await pilot.pause()
+        assert transcript.render_line(transcript.size.height - 1).text.strip() == "paragraph 20"
+
+
+async def test_a_flush_during_a_run_repaints_the_status_timer_in_the_same_frame() -> None:
+    app = _PaneAndStatus()
+    async with app.run_test(size=(60, 12)) as pilot:
+        answer = await _overflowing(app, pilot)
+        app.status.run_started()
+        await pilot.pause()
+        app.status._repaint_required = False  # whatever was pending is painted by now
+        answer.append("more\n\n")
+        app.transcript.changed(answer, now=True)
+        assert app.status._repaint_required, "the timer is marked for the frame the flush causes"
+
+
+async def test_a_timer_tick_right_after_a_paint_is_skipped_and_a_later_one_paints() -> None:
+    app = _PaneAndStatus()
+    async with app.run_test(size=(60, 12)) as pilot:
+        status = app.status
+        status.run_started()
+        await pilot.pause()
+        status._ticker.pause()  # ticks are driven by hand below
+        status.render()  # painted just now
+        status._repaint_required = False
+        status._tick()
+        assert not status._repaint_required
+        status._painted_at = time.monotonic() - MERGE_WINDOW  # the last paint is a tick old
+        status._tick()
+        assert status._repaint_required
+
+
+async def test_the_status_line_is_not_repainted_by_a_flush_when_no_run_is_going() -> None:
+    app = _PaneAndStatus()
+    async with app.run_test(size=(60, 12)) as pilot:
+        answer = await _overflowing(app, pilot)
+        await pilot.pause()
+        app.status._repaint_required = False
+        answer.append("more\n\n")
+        app.transcript.changed(answer, now=True)
+        assert not app.status._repaint_required
