@@ -91,3 +91,34 @@ async def test_lines_that_scroll_up_are_not_styled_again() -> None:
         moved = list(zip(after[: len(after) - shift - 1], before[shift:]))
         assert all(a.text == b.text for a, b in moved)
         assert all(a is b for a, b in moved), "a line that moved up is the same styled line"
+
+
+async def test_a_frame_that_leaves_the_pane_alone_gets_its_rows_without_styling_them_again() -> None:
+    # Textual asks every widget for its rows in every frame, whichever region changed.
+    from textual.geometry import Region
+
+    app = _Pane()
+    async with app.run_test(size=(60, 10)) as pilot:
+        transcript = app.query_one(Transcript)
+        answer = AssistantText()
+        transcript.add(answer, now=True)
+        answer.append("".join(f"paragraph {n}\n\n" for n in range(19)))
+        transcript.changed(answer, now=True)
+        await pilot.pause()
+        await pilot.pause()
+        rows = Region(0, 0, transcript.size.width, transcript.size.height)
+        first = transcript.render_lines(rows)
+        assert transcript.render_lines(rows) is first, "nothing changed: the same rows"
+        assert transcript.render_lines(Region(0, 1, rows.width, rows.height - 1)) is not first, "other rows asked for"
+        answer.append("paragraph 19\n\n")
+        transcript.changed(answer, now=True)
+        assert transcript.render_lines(rows) is not first, "a change marks rows dirty"
+        await pilot.pause()
+        after = transcript.render_lines(rows)
+        assert [s.text.strip() for s in after][-1] == "paragraph 19"
+        transcript.scroll_to(y=0, animate=False, immediate=True)
+        top = transcript.render_lines(rows)
+        assert top is not after and any(s.text.strip().endswith("paragraph 0") for s in top[:3])
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        assert transcript.render_lines(rows) is not top, "a new theme styles the rows again"

@@ -29,9 +29,33 @@ class ContentKeyedStylesCache(StylesCache):
         """Styled lines kept per row of the widget: the transcript serves the same line objects only
         near the view (a screen above it, two below), so more would only hold memory."""
         self._styled: dict[int, tuple[Strip, tuple[Any, ...], Strip]] = {}  # id(content) -> (content, key, styled)
+        self._cleared = 0  # times the row cache was emptied (a theme, a new size)
+        self._last: tuple[tuple[Any, ...], list[Strip]] | None = None  # (what it was served for, the rows)
 
     def forget_styled(self) -> None:
         self._styled.clear()
+        self._last = None
+
+    def clear(self) -> None:
+        super().clear()
+        self._cleared += 1
+
+    def served_again(self, crop: Any, hover_style: Any) -> list[Strip] | None:
+        """The rows served last, when nothing was marked dirty since and the same rows are asked for.
+
+        Textual asks every widget on the screen for its rows in every frame, whichever region changed
+        (a key typed in the prompt repaints the prompt, yet the transcript is asked for all its rows):
+        styling them again from the row cache is ~1 ms for a full pane. Any change to what the pane
+        shows (content, scrolling, size, styles) goes through `refresh`, which marks rows dirty.
+        """
+        if self._dirty_lines or self._last is None or self._last[0] != (crop, self._cleared, hover_style):
+            return None
+        return self._last[1]
+
+    def render_widget(self, widget: Any, crop: Any) -> list[Strip]:
+        strips = super().render_widget(widget, crop)
+        self._last = ((crop, self._cleared, widget.hover_style), strips)
+        return strips
 
     def render_line(  # type: ignore[override]
         self,

@@ -197,6 +197,9 @@ class Transcript(ScrollView, can_focus=True):
             self.call_later(self.flush)
 
     def render_lines(self, crop: Region) -> list[Strip]:
+        served = self._styled_lines.served_again(crop, self.hover_style)
+        if served is not None:
+            return served
         # Both walk the DOM (ancestors' styles, the screen's region map): once per paint, not per row.
         self._pane_style = self.rich_style
         scroll_x, scroll_y = self.scroll_offset
