@@ -25,12 +25,14 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.timer import Timer
 
 from .cells import RenderContext
 from .drawings import Drawing, MarkdownDrawing
 from .role_styles import role_styles
+from .scrollbar import RowScrollBar
 from .styled_lines import ContentKeyedStylesCache
 from .transcript_items import AssistantText, TranscriptItem
 
@@ -195,6 +197,15 @@ class Transcript(ScrollView, can_focus=True):
         self._width = 0  # theme changed: draw everything again
         if self.is_mounted:
             self.call_later(self.flush)
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's property, making a RowScrollBar (scrollbar.py) where Textual makes a ScrollBar."""
+        if self._vertical_scrollbar is None:
+            self._vertical_scrollbar = RowScrollBar(vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            self._vertical_scrollbar.display = False
+            self.app._start_widget(self, self._vertical_scrollbar)
+        return self._vertical_scrollbar
 
     def render_lines(self, crop: Region) -> list[Strip]:
         served = self._styled_lines.served_again(crop, self.hover_style)
