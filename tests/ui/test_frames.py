@@ -83,3 +83,25 @@ async def test_the_status_line_is_not_repainted_by_a_flush_when_no_run_is_going(
         answer.append("more\n\n")
         app.transcript.changed(answer, now=True)
         assert not app.status._repaint_required
+
+
+async def test_the_prompt_hands_back_its_rows_in_a_frame_that_leaves_it_alone_and_draws_a_key_anew() -> None:
+    from textual.geometry import Region
+
+    from tui_agent.ui.widgets.prompt import PromptInput
+
+    class _Prompt(App[None]):
+        def compose(self) -> ComposeResult:
+            yield PromptInput(id="prompt")
+
+    app = _Prompt()
+    async with app.run_test(size=(60, 6)) as pilot:
+        prompt = app.query_one(PromptInput)
+        prompt.cursor_blink = False
+        await pilot.press("h", "i")
+        rows = Region(0, 0, prompt.size.width, prompt.size.height)
+        first = prompt.render_lines(rows)
+        assert prompt.render_lines(rows) is first
+        await pilot.press("!")
+        after = prompt.render_lines(rows)
+        assert after is not first and "hi!" in after[0].text

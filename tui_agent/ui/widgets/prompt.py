@@ -16,11 +16,14 @@ from typing import Any, Callable, Literal
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Region
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ..prompt_completion import FileIndex, active_mention, mention_text
+from .styled_lines import ContentKeyedStylesCache
 
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
 EDITOR_KEYS = frozenset({"ctrl+g"})
@@ -94,6 +97,13 @@ class PromptInput(TextArea):
         self._search: str | None = None  # the Ctrl+R query while searching
         self._search_at: int | None = None
         self._chord: str | None = None  # "ctrl+x" waiting for its second key
+        self._styles_cache = self._styled_lines = ContentKeyedStylesCache()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Textual asks every widget for its rows in every frame (a streamed answer's ten a second);
+        # TextArea resolves its theme's CSS each time. Unchanged rows are handed back as they were.
+        served = self._styled_lines.served_again(crop, self.hover_style)
+        return served if served is not None else super().render_lines(crop)
 
     @property
     def root(self) -> Path:
