@@ -105,3 +105,19 @@ async def test_the_prompt_hands_back_its_rows_in_a_frame_that_leaves_it_alone_an
         await pilot.press("!")
         after = prompt.render_lines(rows)
         assert after is not first and "hi!" in after[0].text
+
+
+async def test_the_status_line_hands_back_its_row_until_what_it_shows_changes() -> None:
+    from textual.geometry import Region
+
+    app = _PaneAndStatus()
+    async with app.run_test(size=(60, 12)) as pilot:
+        status = app.status
+        await pilot.pause()
+        row = Region(0, 0, status.size.width, 1)
+        first = status.render_lines(row)
+        assert status.render_lines(row) is first
+        status.state.output_tokens = 4321
+        status.refresh()
+        after = status.render_lines(row)
+        assert after is not first and "4.3k" in after[0].text

@@ -22,12 +22,12 @@ SAMPLE = "# Title\n\nSome **bold**, `code` and a https://example.com link.\n\n``
 
 def warm_up_drawing() -> None:
     from rich.console import Console
-    from rich.markdown import Markdown
 
+    from .widgets.block_markdown import BlockMarkdown
     from .widgets.cells import CODE_THEME, _builtin_languages_only
 
     console = Console(file=io.StringIO(), width=80, color_system="truecolor", force_terminal=True)
-    console.print(Markdown(_builtin_languages_only(SAMPLE), code_theme=CODE_THEME))
+    console.print(BlockMarkdown(_builtin_languages_only(SAMPLE), code_theme=CODE_THEME))
 
 
 async def freeze_the_start(model: Any) -> None:

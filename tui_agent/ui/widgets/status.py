@@ -8,11 +8,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
 from .lanes import format_seconds
 from .role_styles import RoleStyleCache
+from .styled_lines import ContentKeyedStylesCache
 
 TICK = 0.1
 MERGE_WINDOW = 0.095
@@ -70,6 +73,12 @@ class StatusLine(Widget):
         self._ticking = False
         self._styles = RoleStyleCache("status", ROLES)
         self._painted_at = 0.0  # time.monotonic() of the last render
+        self._styles_cache = self._styled_lines = ContentKeyedStylesCache()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Textual asks for this line in every frame; it changes ten times a second at most.
+        served = self._styled_lines.served_again(crop, self.hover_style)
+        return served if served is not None else super().render_lines(crop)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
