@@ -119,6 +119,11 @@ async def test_a_frame_that_leaves_the_pane_alone_gets_its_rows_without_styling_
         transcript.scroll_to(y=0, animate=False, immediate=True)
         top = transcript.render_lines(rows)
         assert top is not after and any(s.text.strip().endswith("paragraph 0") for s in top[:3])
+        assert transcript.render_lines(rows) is top
+        app.ansi_color = not app.ansi_color  # switches the app's truecolor filter, with no refresh
+        assert transcript.render_lines(rows) is not top, "the app's line filters changed"
+        app.ansi_color = not app.ansi_color
+        filtered = transcript.render_lines(rows)
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await pilot.pause()
-        assert transcript.render_lines(rows) is not top, "a new theme styles the rows again"
+        assert transcript.render_lines(rows) is not filtered, "a new theme styles the rows again"

@@ -102,7 +102,7 @@ class PromptInput(TextArea):
     def render_lines(self, crop: Region) -> list[Strip]:
         # Textual asks every widget for its rows in every frame (a streamed answer's ten a second);
         # TextArea resolves its theme's CSS each time. Unchanged rows are handed back as they were.
-        served = self._styled_lines.served_again(crop, self.hover_style)
+        served = self._styled_lines.served_again(self, crop)
         return served if served is not None else super().render_lines(crop)
 
     @property

@@ -33,7 +33,7 @@ class RowScrollBar(ScrollBar):
         self._base = Style()  # the widget's own colours, under the bar's (as Rich renders it for Textual)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        served = self._styles_cache.served_again(crop, self.hover_style)
+        served = self._styles_cache.served_again(self, crop)
         if served is not None:
             return served
         self._bar = self._bar_rows()

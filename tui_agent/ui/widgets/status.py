@@ -77,7 +77,7 @@ class StatusLine(Widget):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # Textual asks for this line in every frame; it changes ten times a second at most.
-        served = self._styled_lines.served_again(crop, self.hover_style)
+        served = self._styled_lines.served_again(self, crop)
         return served if served is not None else super().render_lines(crop)
 
     def notify_style_update(self) -> None:

@@ -40,22 +40,26 @@ class ContentKeyedStylesCache(StylesCache):
         super().clear()
         self._cleared += 1
 
-    def served_again(self, crop: Any, hover_style: Any) -> list[Strip] | None:
+    def served_again(self, widget: Any, crop: Any) -> list[Strip] | None:
         """The rows served last, when nothing was marked dirty since and the same rows are asked for.
 
         Textual asks every widget on the screen for its rows in every frame, whichever region changed
         (a key typed in the prompt repaints the prompt, yet the transcript is asked for all its rows):
-        styling them again from the row cache is ~1 ms for a full pane. Any change to what the pane
-        shows (content, scrolling, size, styles) goes through `refresh`, which marks rows dirty.
+        styling them again from the row cache is ~1 ms for a full pane. Any change to what the widget
+        shows (content, scrolling, size, styles) goes through `refresh`, which marks rows dirty; the
+        hover style and the app's line filters, which apply without one, are part of the key.
         """
-        if self._dirty_lines or self._last is None or self._last[0] != (crop, self._cleared, hover_style):
+        if self._dirty_lines or self._last is None or self._last[0] != self._served_key(widget, crop):
             return None
         return self._last[1]
 
     def render_widget(self, widget: Any, crop: Any) -> list[Strip]:
         strips = super().render_widget(widget, crop)
-        self._last = ((crop, self._cleared, widget.hover_style), strips)
+        self._last = (self._served_key(widget, crop), strips)
         return strips
+
+    def _served_key(self, widget: Any, crop: Any) -> tuple[Any, ...]:
+        return (crop, self._cleared, widget.hover_style, tuple(widget.get_line_filters()))
 
     def render_line(  # type: ignore[override]
         self,

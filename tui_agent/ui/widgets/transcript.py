@@ -208,7 +208,7 @@ class Transcript(ScrollView, can_focus=True):
         return self._vertical_scrollbar
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        served = self._styled_lines.served_again(crop, self.hover_style)
+        served = self._styled_lines.served_again(self, crop)
         if served is not None:
             return served
         # Both walk the DOM (ancestors' styles, the screen's region map): once per paint, not per row.
