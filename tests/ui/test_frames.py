@@ -11,6 +11,8 @@ from tui_agent.ui.widgets.status import MERGE_WINDOW, StatusLine
 from tui_agent.ui.widgets.transcript import Transcript
 from tui_agent.ui.widgets.transcript_items import AssistantText
 
+from tests.ui.transcript_support import paragraphs, stream_answer
+
 
 class _PaneAndStatus(App[None]):
     def compose(self) -> ComposeResult:
@@ -22,13 +24,7 @@ class _PaneAndStatus(App[None]):
 
 
 async def _overflowing(app: _PaneAndStatus, pilot) -> AssistantText:  # type: ignore[no-untyped-def]
-    answer = AssistantText()
-    app.transcript.add(answer, now=True)
-    answer.append("".join(f"paragraph {n}\n\n" for n in range(20)))
-    app.transcript.changed(answer, now=True)
-    await pilot.pause()
-    await pilot.pause()  # the scrollbar shows after the first overflow's layout
-    return answer
+    return await stream_answer(app.transcript, pilot, paragraphs(20))
 
 
 async def test_a_flush_that_grows_the_answer_scrolls_before_the_frame_is_painted() -> None:

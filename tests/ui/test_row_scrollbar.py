@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 
 from tui_agent.ui.widgets.scrollbar import RowScrollBar
-from tui_agent.ui.widgets.transcript import Transcript
-from tui_agent.ui.widgets.transcript_items import AssistantText
 
-
-class _Pane(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Transcript(id="transcript")
+from tests.ui.transcript_support import TranscriptPane, paragraphs, stream_answer
 
 
 def _textual_rows(bar: RowScrollBar, crop: Region) -> list[list[object]]:
@@ -26,17 +20,12 @@ def _textual_rows(bar: RowScrollBar, crop: Region) -> list[list[object]]:
 
 
 async def test_every_row_matches_textuals_scrollbar_at_every_scroll_position_and_size() -> None:
-    app = _Pane()
+    app = TranscriptPane()
     async with app.run_test(size=(60, 14)) as pilot:
-        transcript = app.query_one(Transcript)
-        answer = AssistantText()
-        transcript.add(answer, now=True)
+        transcript = app.transcript
         compared = 0
-        for paragraphs in (12, 40, 200):  # thumb from large to under a row
-            answer.append("".join(f"paragraph {n}\n\n" for n in range(paragraphs)))
-            transcript.changed(answer, now=True)
-            await pilot.pause()
-            await pilot.pause()
+        for count in (12, 40, 200):  # thumb from large to under a row
+            await stream_answer(transcript, pilot, paragraphs(count))
             bar = transcript.vertical_scrollbar
             assert isinstance(bar, RowScrollBar) and bar.display
             for y in sorted({0, 1, transcript.max_scroll_y // 3, transcript.max_scroll_y // 2, transcript.max_scroll_y}):
@@ -44,7 +33,7 @@ async def test_every_row_matches_textuals_scrollbar_at_every_scroll_position_and
                 await pilot.pause()
                 crop = Region(0, 0, bar.size.width, bar.size.height)
                 ours = bar.render_lines(crop)
-                assert [list(strip) for strip in ours] == _textual_rows(bar, crop), (paragraphs, y)
+                assert [list(strip) for strip in ours] == _textual_rows(bar, crop), (count, y)
                 assert len({id(strip) for strip in bar.render_lines(crop)}) <= 5, "rows are a few reused lines"
                 compared += 1
         assert compared >= 10

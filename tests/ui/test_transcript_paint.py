@@ -7,15 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from textual.app import App, ComposeResult
-
 from tui_agent.ui.widgets.transcript import Transcript
 from tui_agent.ui.widgets.transcript_items import AssistantText, NoticeLine
 
-
-class _Pane(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Transcript(id="transcript")
+from tests.ui.transcript_support import TranscriptPane, paragraphs, stream_answer
 
 
 def painted(transcript: Transcript) -> list[str]:
@@ -25,7 +20,7 @@ def painted(transcript: Transcript) -> list[str]:
 
 
 async def test_a_streamed_line_that_grows_is_painted_anew_while_lines_above_it_are_kept() -> None:
-    app = _Pane()
+    app = TranscriptPane()
     async with app.run_test(size=(60, 10)) as pilot:
         transcript = app.query_one(Transcript)
         answer = AssistantText()
@@ -69,12 +64,12 @@ async def test_lines_that_scroll_up_are_not_styled_again() -> None:
     # made before for a line that only moved, so filters, cuts and terminal output stay cached too.
     from textual.geometry import Region
 
-    app = _Pane()
+    app = TranscriptPane()
     async with app.run_test(size=(60, 10)) as pilot:
         transcript = app.query_one(Transcript)
         answer = AssistantText()
         transcript.add(answer, now=True)
-        for text in ("".join(f"paragraph {n}\n\n" for n in range(19)), "paragraph 19\n\n"):
+        for text in (paragraphs(19), paragraphs(1, first=19)):
             answer.append(text)  # the second flush draws at the width left beside the scrollbar
             transcript.changed(answer, now=True)
             await pilot.pause()
@@ -97,15 +92,10 @@ async def test_a_frame_that_leaves_the_pane_alone_gets_its_rows_without_styling_
     # Textual asks every widget for its rows in every frame, whichever region changed.
     from textual.geometry import Region
 
-    app = _Pane()
+    app = TranscriptPane()
     async with app.run_test(size=(60, 10)) as pilot:
-        transcript = app.query_one(Transcript)
-        answer = AssistantText()
-        transcript.add(answer, now=True)
-        answer.append("".join(f"paragraph {n}\n\n" for n in range(19)))
-        transcript.changed(answer, now=True)
-        await pilot.pause()
-        await pilot.pause()
+        transcript = app.transcript
+        answer = await stream_answer(transcript, pilot, paragraphs(19))
         rows = Region(0, 0, transcript.size.width, transcript.size.height)
         first = transcript.render_lines(rows)
         assert transcript.render_lines(rows) is first, "nothing changed: the same rows"
