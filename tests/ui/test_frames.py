@@ -63,10 +63,10 @@ async def test_a_timer_tick_right_after_a_paint_is_skipped_and_a_later_one_paint
         status._ticker.pause()  # ticks are driven by hand below
         status.render()  # painted just now
         status._repaint_required = False
-        status._tick()
+        status._tick_unless_painted()
         assert not status._repaint_required
         status._painted_at = time.monotonic() - MERGE_WINDOW  # the last paint is a tick old
-        status._tick()
+        status._tick_unless_painted()
         assert status._repaint_required
 
 

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 from rich.text import Text
-from textual.geometry import Region
-from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -73,21 +71,17 @@ class StatusLine(Widget):
         self._ticking = False
         self._styles = RoleStyleCache("status", ROLES)
         self._painted_at = 0.0  # time.monotonic() of the last render
-        self._styles_cache = self._styled_lines = ContentKeyedStylesCache()
-
-    def render_lines(self, crop: Region) -> list[Strip]:
         # Textual asks for this line in every frame; it changes ten times a second at most.
-        served = self._styled_lines.served_again(self, crop)
-        return served if served is not None else super().render_lines(crop)
+        self._styles_cache = ContentKeyedStylesCache()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.forget()
 
     def on_mount(self) -> None:
-        self._ticker = self.set_interval(TICK, self._tick, pause=True)
+        self._ticker = self.set_interval(TICK, self._tick_unless_painted, pause=True)
 
-    def _tick(self) -> None:
+    def _tick_unless_painted(self) -> None:
         if time.monotonic() - self._painted_at >= MERGE_WINDOW:
             self.refresh()
 

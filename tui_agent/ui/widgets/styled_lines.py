@@ -48,12 +48,17 @@ class ContentKeyedStylesCache(StylesCache):
         styling them again from the row cache is ~1 ms for a full pane. Any change to what the widget
         shows (content, scrolling, size, styles) goes through `refresh`, which marks rows dirty; the
         hover style and the app's line filters, which apply without one, are part of the key.
+        `render_widget` asks this first; a widget with work of its own before that (the transcript's
+        geometry, TextArea's theme, the scrollbar's bar) asks it at the top of its `render_lines`.
         """
         if self._dirty_lines or self._last is None or self._last[0] != self._served_key(widget, crop):
             return None
         return self._last[1]
 
     def render_widget(self, widget: Any, crop: Any) -> list[Strip]:
+        served = self.served_again(widget, crop)
+        if served is not None:
+            return served
         strips = super().render_widget(widget, crop)
         self._last = (self._served_key(widget, crop), strips)
         return strips
