@@ -15,7 +15,9 @@ from .core.session.memory_context import ProjectMemory
 from .core.thinking import ThinkingChoice, ThinkingError, ThinkingState, choose
 from .core.user_settings import read_setting
 from .core.tool_hooks import add_post_tool_use_hook
+from .core.tool_env import env_filter_source
 from .tools.base import Workspace
+from .tools.env_filter import SERVICE_KEY as ENV_FILTER_KEY
 from .tools.registry import ToolRegistry, default_tools
 
 DEFAULT_SMALL_FAST_MODEL = "claude-haiku-4-5"
@@ -110,6 +112,8 @@ def build_agent(
         from .core.mcp import attach_mcp
 
         attach_mcp(agent, settings, on_notice)
+    # Tool processes get the environment without the credentials the settings of the moment withhold.
+    agent.context.services[ENV_FILTER_KEY] = env_filter_source(policy)
     small = small_model_name(settings, demo or scripted is not None)
     if small:  # WebFetch answers with it; without one it returns the page's Markdown
         from .tools.web_fetch import SmallModel

@@ -37,7 +37,6 @@ READ_ONLY = [
     "stat a.txt",
     "du -sh .",
     "df -h",
-    "env",
     "whoami",
     "uname -a",
     "sort names.txt | uniq -c",
@@ -50,12 +49,37 @@ READ_ONLY = [
     "ls 2>&1",
     "ls > /dev/null 2>&1",
     "cat missing 2>/dev/null",
+    "cat < input.txt",
+    "cat ~/notes.txt",
+    "sort -rn --key=2 names.txt",
+    "sort --ch=quiet names.txt",  # a unique prefix of --check, as sort reads it
+    "head -20 a.py",
+    "grep -A3 -rn x src",
+    "cat <<'EOF'\nliteral $(not run) `text`\nEOF",  # a quoted delimiter: the body is never expanded
+    "grep -c x <<< 'a b c'",
+    "git log --oneline -5",
+    "echo '$(id)' \"a\\$b\"",  # quoted: printed as written
+]
+
+# Outside the grammar since issue 23: every expansion asks, even one that only reads.
+EXPANSIONS = [
+    "env",
+    "printenv HOME",
     "echo $(git rev-parse HEAD)",
     "echo `date`",
     "diff <(ls a) <(ls b)",
-    "cat < input.txt",
     "if true; then ls; fi",
-    "cat ~/notes.txt",
+    "echo $HOME",
+    "echo \"$HOME\"",
+    "echo $'\\x41'",
+    "echo ${x@P}",
+    "echo ${!x}",
+    "echo {a,b}",
+    "cat <<EOF\nplain\nEOF",  # an unquoted delimiter: the body is expanded, whatever it holds
+    "cat ~+/x",
+    "ls &",
+    "! ls",
+    "ls |& cat",
 ]
 
 NOT_READ_ONLY = [
@@ -110,9 +134,83 @@ def test_read_only(command: str) -> None:
     assert is_read_only(command), command
 
 
-@pytest.mark.parametrize("command", NOT_READ_ONLY)
+@pytest.mark.parametrize("command", NOT_READ_ONLY + EXPANSIONS)
 def test_not_read_only(command: str) -> None:
     assert not is_read_only(command), command
+
+
+# Options read as each command reads them (issue 23): unique prefixes of long options, bundled short ones,
+# values glued on or in the next word, options after operands.
+OPTION_FORMS = [
+    ("sort --co=sh f", False),  # --compress-program
+    ("sort --compress=sh f", False),
+    ("sort --outp=x f", False),  # --output
+    ("sort -rno x f", False),  # -o bundled after -r -n
+    ("sort f -o x", False),  # GNU reads options after operands
+    ("sort --c f", False),  # ambiguous: --check, --compress-program
+    ("sort --files0-from=- f", False),
+    ("sort --random-source=/etc/passwd f", True),  # a read: decided by the path check
+    ("sort -T /tmp f", False),  # writes temporary files there
+    ("sort -- -o", True),  # after --, `-o` is a file name
+    ("wc --files0-from=list", False),
+    ("wc --fi=list", False),
+    ("du --files0=list", False),
+    ("date --s=2020-01-01", False),
+    ("date --se 2020-01-01", False),
+    ("date 010100002020", False),
+    ("date -d tomorrow +%F", True),
+    ("hostname --fi=f", False),
+    ("hostname --fqd", True),
+    ("file --comp x", False),
+    ("file -z x", False),
+    ("file --files-from=l", False),
+    ("uniq - out", False),
+    ("uniq in out", False),
+    ("uniq -c in", True),
+    ("md5sum -c sums", False),
+    ("grep -f pats src", False),
+    ("grep --fi=pats src", False),
+    ("grep -e x -r src", True),
+    ("rg --pre=./x y", False),
+    ("rg --pr=x y", False),  # ripgrep takes no abbreviations: an unknown flag
+    ("rg -z y", False),
+    ("rg -L x", True),
+    ("jq 'import \"x\" as $c; .' f", False),
+    ("jq -n env", False),
+    ("jq '$ENV.PATH' f", False),
+    ("jq .env f", True),
+    ("jq -L / . f", False),
+    ("jq -f prog f", False),
+    ("jq --arg k v '.[$k]' f", True),
+    ("git log --no-ext-d", False),  # exact names only for git
+    ("git diff --outp=x", False),
+    ("git diff --output=x", False),
+    ("git -c core.pager=sh log", False),
+    ("git -p log", False),
+    ("git log --oneline -n5", True),
+    ("git status -uno", True),
+    ("git branch --contains HEAD", True),
+    ("git branch feature", False),
+    ("git tag v1", False),
+    ("git tag -l 'v*'", True),
+    ("find . -newer f -name '*.py'", True),
+    ("find . -files0-from l", False),
+    ("find . -fprint0 x", False),
+    ("find . -name *", False),  # an unquoted glob could expand to -delete
+    ("test -v 'a[$(id)]'", False),
+    ("[ -f x ]", True),
+    ("[ -v x ]", False),
+    ("printf -v x y", False),
+    ("read x <<< 'a'", False),
+    ("tail -f log", True),
+    ("ls --hyperlink=always", True),
+    ("ls --quoting=c", True),  # --quoting-style
+]
+
+
+@pytest.mark.parametrize("command, read_only", OPTION_FORMS, ids=[c for c, _ in OPTION_FORMS])
+def test_options_are_read_as_the_command_reads_them(command: str, read_only: bool) -> None:
+    assert is_read_only(command) is read_only
 
 
 @pytest.mark.parametrize(
@@ -138,4 +236,4 @@ def test_the_bash_description_tells_the_model_what_runs_without_asking() -> None
     listed = text[start:].split("\n", 1)[0]
     for name in READER_NAMES:
         assert f" {name}," in listed or f" {name} (" in listed, name
-    assert "inside the working directories" in listed and "--ext-diff" in listed
+    assert "inside the working directories" in listed and "--ext-diff" in listed and "--files0-from" in listed

@@ -201,3 +201,29 @@ def test_summary_is_the_first_line_of_the_command() -> None:
 
 def test_result_size_limit_is_30000() -> None:
     assert BashTool.max_result_size_chars == 30_000
+
+
+async def test_a_glob_that_expands_to_an_option_is_refused_before_it_runs(ctx: ToolContext, workspace: Path) -> None:
+    # issue 23: a file named `--files0-from=list` turns `wc -l *` into `wc -l --files0-from=list …`, which
+    # reads every file the list names (here one outside the workspace).
+    secret = workspace.parent / "secret.txt"
+    secret.write_text("private\nlines\n")
+    (workspace / "list").write_text(f"{secret}\0")
+    (workspace / "--files0-from=list").write_text("")
+    (workspace / "a.txt").write_text("x\n")
+    out = await bash(ctx, "wc -l *")
+    assert out.is_error and "`*` matches the file `--files0-from=list`" in text(out)
+    assert "secret.txt" not in text(out)
+    # Written so no match can be an option, the same glob runs.
+    assert "a.txt" in text(await bash(ctx, "wc -l ./*"))
+    assert "a.txt" in text(await bash(ctx, "wc -l -- *"))
+
+
+async def test_a_relative_path_entry_never_finds_a_repository_program(ctx: ToolContext, workspace: Path, monkeypatch) -> None:
+    # issue 23: with `.` (or an empty entry) in PATH, a repository's own `./cat` would run for `cat`.
+    fake = workspace / "cat"
+    fake.write_text("#!/bin/sh\necho planted\n")
+    fake.chmod(0o755)
+    (workspace / "f.txt").write_text("real\n")
+    monkeypatch.setenv("PATH", ".::" + os.environ["PATH"])
+    assert text(await bash(ctx, "cat f.txt")) == "real"

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..tools.private_files import write_private
+
 ERROR_LIMIT = 10_000
 ERROR_KEEP = 5_000
 PREVIEW_CHARS = 2_000
@@ -98,6 +100,7 @@ class ResultStore:
 
     def __init__(self, session_dir: Path, message_budget: int = DEFAULT_MESSAGE_BUDGET) -> None:
         self.dir = session_dir / "tool-results"
+        self._session_dir = session_dir
         self.message_budget = message_budget
         # tool_use_id -> the content the model sees (replacement or kept original), frozen once decided.
         self._frozen: dict[str, str | list[dict[str, Any]]] = {}
@@ -152,8 +155,7 @@ class ResultStore:
         """The file under `tool-results/` holding `text` in full (written unless it is there already)."""
         path = self.dir / f"{_safe_name(tool_use_id)}.txt"
         if not path.exists():
-            self.dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+            self._write(path, text)
         return path
 
     def keep_only(self, tool_use_ids: set[str]) -> None:
@@ -170,11 +172,13 @@ class ResultStore:
             with existing.open("r", encoding="utf-8", errors="replace") as fh:
                 preview = fh.read(PREVIEW_CHARS)
         else:
-            self.dir.mkdir(parents=True, exist_ok=True)
             path = self.dir / f"{_safe_name(tool_use_id)}.txt"
-            path.write_text(text, encoding="utf-8")
+            self._write(path, text)
             size, preview = len(text), text[:PREVIEW_CHARS]
         return persisted_message(path, size, preview)
+
+    def _write(self, path: Path, text: str) -> None:
+        write_private(path, text, owned_from=self._session_dir)  # a tool's output: the owner's eyes only
 
 
 def _safe_name(tool_use_id: str) -> str:

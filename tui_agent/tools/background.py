@@ -17,6 +17,7 @@ from pydantic import Field
 
 from . import processes
 from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
+from .env_filter import EnvFilter
 
 SERVICE_KEY = "background_shells"
 KEEP_BYTES = 1_000_000
@@ -110,9 +111,12 @@ class BackgroundShells:
             shells = ctx.services[SERVICE_KEY] = cls()
         return shells
 
-    async def start(self, command: str, cwd: Path, env: dict[str, str] | None = None) -> BackgroundShell:
+    async def start(
+        self, command: str, cwd: Path, env: dict[str, str] | None = None, env_filter: EnvFilter | None = None
+    ) -> BackgroundShell:
         self._count += 1
-        shell = BackgroundShell(f"bash_{self._count}", command, await processes.spawn_shell(command, cwd, env))
+        spawned = await processes.spawn_shell(command, cwd, env, env_filter=env_filter)
+        shell = BackgroundShell(f"bash_{self._count}", command, spawned)
         self._shells[shell.id] = shell
         return shell
 

@@ -10,9 +10,10 @@ from pydantic import Field
 from pathlib import Path
 
 from . import bash_readonly, git_safety, processes
-from .bash_paths import resolve_named_paths
+from .bash_paths import link_targets, option_like_matches, resolve_named_paths
 from .background import BackgroundShells
 from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
+from .env_filter import env_filter
 from .shell_output import OutputCapture, ProgressLines
 
 DEFAULT_TIMEOUT_MS = 120_000
@@ -69,7 +70,7 @@ Usage notes:
   - stdin is closed: interactive commands (editors, `git rebase -i`, prompts) will not work. Pagers are disabled.
   - stdout and stderr are combined. A non-zero exit status is reported as "Exit code N" after the output. Very long output is truncated in the middle, and the full output is saved to a file.
   - You can use the `run_in_background` parameter to run the command in the background, which allows you to continue working while the command runs. You can monitor the output using the BashOutput tool as it becomes available, and stop it with KillShell. Never use `run_in_background` to run 'sleep' as it will return immediately. You do not need to use '&' at the end of the command when using this parameter.
-  - Read-only commands run without asking: {", ".join(bash_readonly.READER_NAMES)} (git only for {", ".join(bash_readonly.GIT_READER_NAMES)}, and without --ext-diff, --textconv, --output or -c; find without -exec, -delete or -fprint; sort without -o), alone or combined with pipes, `&&`, `;` and `cd`, as long as every file and folder they name is inside the working directories. Reading anywhere else, writing, variables in file names and every other command ask the user first (and are refused when no one can be asked), so prefer the Read, Grep and Glob tools.
+  - Read-only commands run without asking: {", ".join(bash_readonly.READER_NAMES)} (git only for {", ".join(bash_readonly.GIT_READER_NAMES)}), alone or combined with pipes, `&&`, `||`, `;` and `cd`, when every word is literal (quotes are fine; no `$VAR`, `$(...)`, backquotes, `<(...)`, brace expansion or unquoted here-documents), every option only changes what is printed (not one that writes, such as `sort -o` or `--output`, runs a program, such as `find -exec`, `sort --compress-program` or `git --ext-diff`, or reads a list of further files, such as `--files0-from` or `grep -f`), and every file and folder they name is inside the working directories. Reading anywhere else, writing, the environment (`env`, `printenv`) and every other command ask the user first (and are refused when no one can be asked), so prefer the Read, Grep and Glob tools.
   - VERY IMPORTANT: You MUST avoid using search commands like `find` and `grep`. Instead use Grep and Glob to search. You MUST avoid read tools like `cat`, `head`, `tail`, and `ls`, and use Read to read files.
   - When issuing multiple commands:
     - If the commands are independent and can run in parallel, make multiple Bash tool calls in a single message.
@@ -83,7 +84,9 @@ Usage notes:
 
     def read_paths(self, input: BashInput, cwd: Path) -> list[Path]:
         found = bash_readonly.analyse(input.command)
-        return resolve_named_paths(found.paths, cwd) if found is not None else []
+        if found is None:
+            return []
+        return [*resolve_named_paths(found.paths, cwd), *link_targets(found.follows, cwd)]
 
     def is_destructive(self, input: BashInput) -> bool:
         return bash_readonly.is_destructive(input.command)
@@ -91,19 +94,30 @@ Usage notes:
     async def validate_input(self, input: BashInput, ctx: ToolContext) -> str | None:
         if not input.command.strip():
             return "The command is empty."
+        found = bash_readonly.analyse(input.command)
+        if found is not None:
+            # A glob that expands to a file named like an option would hand a reader an option nobody wrote
+            # (`wc -l *` with a file `--files0-from=list`), in a line that runs unasked or that a rule allows
+            # for another of its parts: refuse before anything runs.
+            matches = option_like_matches(found.option_globs, ctx.workspace.root)
+            if matches:
+                pattern, name = matches[0]
+                return (f"The glob `{pattern}` matches the file `{name}`, which the command would take as an "
+                        "option. Put `--` before the file operands, or write the glob as `./" + pattern + "`.")
         return None
 
     async def call(self, input: BashInput, ctx: ToolContext) -> ToolOutput:
         command, env = await _hardened(input.command, ctx.workspace.root)
+        withheld = env_filter(ctx)  # the settings of the moment: no credential reaches the shell
         if input.run_in_background:
-            shell = await BackgroundShells.of(ctx).start(command, ctx.workspace.root, env)
+            shell = await BackgroundShells.of(ctx).start(command, ctx.workspace.root, env, withheld)
             return ToolOutput(
                 f"Command running in background with ID: {shell.id}",
                 data={"type": "background_shell", "id": shell.id},
             )
         timeout_s = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
-        shell = await processes.spawn_shell(command, ctx.workspace.root, env, foreground=True)
-        capture = OutputCapture(ctx.tool_results_dir / f"{ctx.tool_use_id or f'bash-{shell.pid}'}.txt")
+        shell = await processes.spawn_shell(command, ctx.workspace.root, env, foreground=True, env_filter=withheld)
+        capture = OutputCapture(ctx.tool_results_dir / f"{ctx.tool_use_id or f'bash-{shell.pid}'}.txt", owned_from=ctx.session_dir)
         lines = ProgressLines(ctx.progress)
         pump = asyncio.create_task(_pump(shell.stdout, capture, lines))
         timed_out = False
@@ -150,7 +164,7 @@ async def _hardened(command: str, root: Path) -> tuple[str, dict[str, str] | Non
         env = await git_safety.safe_git_env([(root / d).resolve() for d in found.git_dirs])
     except TimeoutError:
         raise ToolError("Could not read the repository's git configuration in time; the command was not run.") from None
-    return git_safety.with_no_ext_diff(command, found.git_flag_at), env
+    return git_safety.with_safety_flags(command, found.git_flag_at), env
 
 
 async def _pump(stream: asyncio.StreamReader, capture: OutputCapture, lines: ProgressLines) -> None:

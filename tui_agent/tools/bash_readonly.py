@@ -1,10 +1,18 @@
-"""Classifying shell commands: read-only (safe to run alongside other tools, no ask needed) or not,
-and destructive (worth a warning).
+"""Classifying shell commands: read-only (runs without asking, alongside other tools) or not, and
+destructive (worth a warning).
 
-A command is read-only when bashlex parses it and every part of it is: each simple command is on a
-known list of readers (some with forbidden flags, e.g. `find -delete`, `sort -o`), every command
-substitution is itself read-only, no variable assignment, and output is redirected to no file but
-/dev/null. Anything unparsable or unknown is not read-only: a false "no" only costs a question.
+Read-only is proven, not guessed. A line is read-only only when every part of it is inside a small, closed
+grammar:
+  - simple commands joined by `|`, `&&`, `||`, `;` (and `( … )` / `{ …; }` groups of them);
+  - words that are literals after quote removal (`shell_words`): no `$`, backquote, `$(…)`, `<(…)`,
+    arithmetic, brace expansion or tilde other than a leading `~/`; globs are expanded by us and checked;
+  - no assignments, no here-documents; redirections only `< FILE` (a read like any other), `<<< 'literal'`,
+    output to /dev/null and fd duplications (`2>&1`);
+  - each command on the list in `shell_commands`, its options parsed as the command parses them, none of
+    them one that writes, runs a program, reads a list of further files or shows the environment.
+Anything else asks: a false "no" only costs a question. The paths the readers name are collected for the
+permission engine (every command is walked, even in a line that is not read-only, so a rule that allows one
+part never lets another part read outside unseen).
 """
 
 from __future__ import annotations
@@ -12,25 +20,23 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from functools import lru_cache
+from typing import Any, Iterator
 
-import bashlex
-
-from .bash_paths import UnknownPath, path_arguments
+from .shell_commands import READER_NAMES as _COMMAND_NAMES, Reading, reading
+from .shell_git import READER_NAMES as _GIT_NAMES, SAFETY_FLAGS
+from .shell_parse import parse_line, quoted_heredoc_at
+from .shell_words import Word, literal_word
 
 Node = Any  # bashlex.ast.node: untyped
-ArgsCheck = Callable[[list[str]], bool]
 
 _HARMLESS_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
-_INPUT_REDIRECTS = frozenset({"<", "<<", "<<<", "<<-", "<&"})
-_OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
-# A parameter expansion bashlex does not look inside, e.g. ${x:-$(rm y)}.
-_HIDDEN_SUBSTITUTION = re.compile(r"\$\(|`|[<>]\(")
-_GLOB_CHARS = frozenset("*?[")
-# Readers with flags that write or run programs: an unquoted glob could expand to such a flag.
-_FLAG_TAKERS = frozenset({"find", "sort", "git", "tree", "rg", "date", "uniq", "hostname", "file", "jq"})
-# git subcommands that may run an external diff program (`diff.external`, a diff driver's command).
-_GIT_DIFFERS = frozenset({"diff", "log", "show"})
+_OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>"})
+_LIST_OPERATORS = frozenset({";", "&&", "||", "\n"})
+_GROUP_WORDS = frozenset({"(", ")", "{", "}"})
+_GLOB_START = frozenset("*?[")
+# Commands that move the shell to a folder we cannot follow: later relative paths could be anywhere.
+_CWD_CHANGERS = frozenset({"pushd", "popd", "source", ".", "eval", "exec", "builtin", "command"})
 
 
 def _short_flags(args: list[str]) -> str:
@@ -38,154 +44,43 @@ def _short_flags(args: list[str]) -> str:
     return "".join(a[1:] for a in args if a.startswith("-") and not a.startswith("--"))
 
 
-def _anything(args: list[str]) -> bool:
-    return True
-
-
-def _no_args(args: list[str]) -> bool:
-    return not args
-
-
-_FIND_ACTIONS = frozenset({"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls", "-fprint", "-fprint0", "-fprintf"})
-
-
-def _find(args: list[str]) -> bool:
-    return not any(a in _FIND_ACTIONS for a in args)
-
-
-def _sort(args: list[str]) -> bool:
-    # --compress-program runs a program of the caller's choosing.
-    return "o" not in _short_flags(args) and not any(a.startswith(("--output", "--compress-program")) for a in args)
-
-
-def _tree(args: list[str]) -> bool:
-    # -o FILE writes the listing to FILE; -R writes a 00Tree.html into every folder (with -H).
-    flags = _short_flags(args)
-    return "o" not in flags and "R" not in flags and not any(a.startswith("--output") for a in args)
-
-
-_HOSTNAME_SETTERS = frozenset({"-F", "--file", "-b", "--boot"})
-
-
-def _hostname(args: list[str]) -> bool:
-    # `hostname NAME` renames the machine; only flags that print are read-only.
-    return all(a.startswith("-") and a.split("=")[0] not in _HOSTNAME_SETTERS for a in args)
-
-
-def _date(args: list[str]) -> bool:
-    setting = any(a == "-s" or a.startswith("--set") for a in args) or "s" in _short_flags(args)
-    # A bare MMDDhhmm[[CC]YY][.ss] argument sets the clock.
-    return not setting and not any(re.fullmatch(r"[\d.]+", a) for a in args)
-
-
-def _uniq(args: list[str]) -> bool:
-    # `uniq IN OUT` writes OUT.
-    return len([a for a in args if not a.startswith("-")]) <= 1
-
-
-def _rg(args: list[str]) -> bool:
-    # --pre and --hostname-bin run programs.
-    return not any(a.startswith(("--pre", "--hostname-bin")) for a in args)
-
-
-def _file(args: list[str]) -> bool:
-    return not any(a in ("-C", "--compile") for a in args)
-
-
-_GIT_VALUE_OPTIONS = frozenset({"-C", "--git-dir", "--work-tree", "--namespace"})
-# Options that write a file (--output), run a program (--ext-diff, --textconv, --show-signature runs gpg)
-# or read an order file the repository may not hold (-O<file>).
-_GIT_RUNS_OR_WRITES = ("--output", "--ext-diff", "--textconv", "--show-signature", "--exec-path", "--upload-pack")
-_GIT_READERS = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog"})
-_BRANCH_FLAGS = frozenset(
-    {"-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "-l", "--show-current", "--color",
-     "--no-color", "--column", "--no-column", "-i", "--ignore-case", "--omit-empty"}
-)
-_BRANCH_VALUE_FLAGS = frozenset({"--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format"})
-
-
-def _git(args: list[str]) -> bool:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        if args[i] in ("-c", "--config-env") or args[i].startswith("--exec-path="):
-            return False  # `-c core.pager=...` and friends can run anything
-        i += 2 if args[i] in _GIT_VALUE_OPTIONS else 1
-    if i >= len(args):
-        return False
-    sub, rest = args[i], args[i + 1 :]
-    if any(a.startswith(_GIT_RUNS_OR_WRITES) or (a.startswith("-O") and a != "-O") or a == "-O" for a in rest):
-        return False
-    if sub == "branch":
-        return _git_branch_lists(rest)
-    return sub in _GIT_READERS
-
-
-def _git_branch_lists(args: list[str]) -> bool:
-    listing = "--list" in args or "-l" in args
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        name = arg.split("=", 1)[0]
-        if name in _BRANCH_VALUE_FLAGS:
-            i += 1 if "=" in arg else 2
-            continue
-        if arg.startswith("-"):
-            if arg not in _BRANCH_FLAGS:
-                return False
-        elif not listing:
-            return False  # `git branch NAME` creates a branch
-        i += 1
-    return True
-
-
-_READERS: dict[str, ArgsCheck] = {
-    **{name: _anything for name in (
-        "ls", "cat", "head", "tail", "wc", "echo", "printf", "pwd", "sleep", "true", "false", "which", "type",
-        "grep", "egrep", "fgrep", "stat", "du", "df", "whoami", "id", "uname", "cut", "tr", "nl",
-        "basename", "dirname", "realpath", "readlink", "test", "[", "seq", "diff", "cmp", "md5sum", "sha1sum",
-        "sha256sum", "printenv", "cd", "read", "column", "jq",
-    )},
-    "tree": _tree,
-    "hostname": _hostname,
-    "env": _no_args,
-    "find": _find,
-    "sort": _sort,
-    "date": _date,
-    "uniq": _uniq,
-    "rg": _rg,
-    "file": _file,
-    "git": _git,
-}
-
-
 @dataclass(slots=True)
 class Analysis:
-    """What a shell line does, as far as permissions care. `read_only`: every part is a known reader that
-    writes nothing and runs no program of anyone's choosing. `paths`: the files and folders the readers
-    name (tilde expanded; relative ones joined to each folder a `cd` may have moved to; globs kept), which
-    the permission engine treats as reads. `git_dirs`: where read-only git runs (to disable what the
-    repository configures there). `git_flag_at`: offsets after `git diff|log|show` where the Bash tool
-    inserts `--no-ext-diff`."""
+    """What a shell line does, as far as permissions care. `read_only`: every part is in the grammar above.
+    `paths`: the files and folders the readers name (tilde expanded; relative ones joined to each folder a
+    `cd` may have moved to, never normalised: `link/..` is left for the kernel's walk; globs kept).
+    `follows`: folders a reader walks following symbolic links (each link under them is a read of its
+    target). `option_globs`: globs in an option's place, which could expand to a file named like an option.
+    `git_dirs`: where read-only git runs (to disable what the repository configures there). `git_flag_at`:
+    (offset, flags): after `git diff|log|show|blame` the Bash tool inserts `--no-ext-diff`, `--no-textconv`."""
 
     read_only: bool = True
     paths: list[str] = field(default_factory=list)
+    follows: list[str] = field(default_factory=list)
+    option_globs: list[tuple[str, str]] = field(default_factory=list)  # (folder, pattern)
     git_dirs: list[str] = field(default_factory=list)
-    git_flag_at: list[int] = field(default_factory=list)
+    git_flag_at: list[tuple[int, str]] = field(default_factory=list)
     cwds: list[str] = field(default_factory=lambda: ["."])
     cwd_unknown: bool = False
 
 
 def analyse(command: str) -> Analysis | None:
-    """The analysis of `command`, or None when bashlex cannot parse it (never read-only)."""
+    """The analysis of `command`, or None when bashlex cannot parse it (never read-only). Cached: the
+    executor, the permission engine and the tool each ask about the same line; callers must not change it."""
+    return _analyse(command, os.environ.get("HOME"))
+
+
+@lru_cache(maxsize=256)
+def _analyse(command: str, home: str | None) -> Analysis | None:
     try:
-        trees = bashlex.parse(command)
+        trees = parse_line(command)
     except Exception:  # bashlex raises several types (ParsingError, NotImplementedError, ...)
         return None
     if not trees:
         return None
     found = Analysis()
     for tree in trees:
-        if not _read_only(tree, found, command):
+        if not _node(tree, found, command):
             found.read_only = False
     return found
 
@@ -195,164 +90,180 @@ def is_read_only(command: str) -> bool:
     return found is not None and found.read_only
 
 
-def _read_only(node: Node, found: Analysis, source: str) -> bool:
-    """Whether `node` is read-only; walks all of it either way, so every path and `cd` is seen."""
+def _node(node: Node, found: Analysis, source: str) -> bool:
+    """Whether `node` is in the grammar; walks all of it either way, so every path and `cd` is seen."""
     kind = node.kind
-    if kind in ("operator", "pipe", "reservedword"):
-        return True
-    if kind in ("list", "pipeline", "for", "if", "while", "until"):
-        return all([_read_only(part, found, source) for part in node.parts])
+    if kind == "list":
+        ok = [_node(p, found, source) if p.kind != "operator" else p.op in _LIST_OPERATORS for p in node.parts]
+        return all(ok)
+    if kind == "pipeline":
+        ok = [_node(p, found, source) if p.kind != "pipe" else p.pipe == "|" for p in node.parts]
+        return all(ok)
     if kind == "compound":
-        inner = all([_read_only(part, found, source) for part in node.list])
-        return inner and all([_redirect_ok(r, found, source) for r in getattr(node, "redirects", [])])
+        inner = [_node(p, found, source) if p.kind != "reservedword" else p.word in _GROUP_WORDS for p in node.list]
+        redirects = [_redirect_ok(r, found, source) for r in getattr(node, "redirects", [])]
+        return all(inner) and all(redirects)
     if kind == "command":
         return _command_ok(node, found, source)
-    if kind == "word":
-        return _word_ok(node, found, source)
-    return False  # function definitions and anything unknown
+    for child in _children(node):  # if/for/while/functions: outside the grammar, but their paths count
+        _node(child, found, source)
+    return False
+
+
+def _children(node: Node) -> Iterator[Node]:
+    for attr in ("parts", "list"):
+        for child in getattr(node, attr, None) or []:
+            if hasattr(child, "kind"):
+                yield child
+    inner = getattr(node, "command", None)
+    if inner is not None and hasattr(inner, "kind"):
+        yield inner
 
 
 def _command_ok(node: Node, found: Analysis, source: str) -> bool:
-    words: list[Node] = []
+    words: list[Word | None] = []
     ok = True
     for part in node.parts:
         if part.kind == "word":
-            ok = _word_ok(part, found, source) and ok
-            words.append(part)
+            plain = all(p.kind == "tilde" for p in part.parts)  # a leading `~` is checked by literal_word
+            word = literal_word(source[part.pos[0] : part.pos[1]], part.pos[1]) if plain else None
+            ok = ok and word is not None
+            words.append(word)
+            _walk_substitutions(part, found, source)
         elif part.kind == "redirect":
             ok = _redirect_ok(part, found, source) and ok
-        else:  # assignments (LD_PRELOAD=... cmd) and anything else
+        else:  # assignments (LD_PRELOAD=… cmd) and anything else
             ok = False
-    if not words or words[0].parts:  # no command, or one that comes from an expansion
-        return False
-    name = words[0].word
+            _walk_substitutions(part, found, source)
+    if not words or words[0] is None:
+        return False  # no command, or one that comes from an expansion
+    name = words[0].text
     args = words[1:]
-    _follow_cd(name, args, found)
-    check = _READERS.get(name)
-    if check is None:
+    literal = [w for w in args if w is not None]
+    if len(literal) < len(args):  # some word is only known when bash runs the line
+        _cd_unknown_if(name, found)
+        _add_guessed_paths(name, literal, found)
         return False
-    if check is not _anything and any(_has_parameter(w) for w in args):
-        return False  # `find . $ACTION`: a flag we cannot see
-    if name in _FLAG_TAKERS and any(_unquoted_glob(w, source) for w in args):
-        return False  # `find . *` could expand to a file named `-delete`
-    try:
-        # `<(ls a)` is a pipe (/dev/fd/N), not a file anyone named.
-        files = [w for w in args if not _is_process_substitution(w)]
-        named = [] if name == "cd" else path_arguments(name, [(w.word, _has_tilde(w), _has_parameter(w)) for w in files])
-    except UnknownPath:
+    texts = [w.text for w in literal]
+    # A glob as the command name could be anything; `[` alone is no valid pattern, so bash keeps it.
+    read = reading(name, texts) if words[0].pattern is None or name == "[" else None
+    if read is None:
+        _cd_unknown_if(name, found)
+        _add_guessed_paths(name, literal, found)
         return False
-    for path in named:
-        _add_path(found, path)
-    if not check([w.word for w in args]):
-        return False
-    if name == "git":
-        _note_git(args, found)
+    if name == "find" and any(w.is_glob for w in literal):
+        return False  # `find . -name *` could expand to `-delete`: find's expression has no `--`
+    _note_option_globs(literal, found)
+    for path, word in _read_paths(read, literal):
+        _add_path(found, path, word)
+    for word in literal:  # `echo ~`: a leading ~ must resolve into an allowed folder, path or not
+        if word.tilde and word.text not in read.paths:
+            _add_path(found, word.text, word)
+    for folder in read.follows:
+        found.follows += _joined(found, os.path.expanduser(folder) if folder.startswith("~") else folder)
+    if read.git is not None:
+        found.git_dirs += [d for c in found.cwds for d in [os.path.join(c, g) for g in read.git.dirs] if d not in found.git_dirs]
+        if read.git.subcommand_at is not None:
+            at = read.git.subcommand_at
+            found.git_flag_at.append((literal[at].end, SAFETY_FLAGS[literal[at].text]))
+    if read.cd is not None:
+        _follow_cd(read.cd, found)
     return ok
 
 
-def _follow_cd(name: str, args: list[Node], found: Analysis) -> None:
-    """A `cd` moves every later relative path; where it can't be known, later relative paths ask."""
-    if name in ("cd", "pushd"):
-        targets = [w for w in args if not w.word.startswith("-")]
-        if not targets:
-            found.cwds.append(os.path.expanduser("~"))
-        elif _has_parameter(targets[0]) or targets[0].word == "-":
-            found.cwd_unknown = True
-        else:
-            try:
-                [target] = path_arguments("cd", [(targets[0].word, _has_tilde(targets[0]), False)])
-            except UnknownPath:
-                found.cwd_unknown = True
-                return
-            _add_path(found, target)
-            found.cwds += [os.path.join(c, target) for c in found.cwds]
-    elif name in ("popd", "source", ".", "eval", "exec", "builtin"):
+def _read_paths(read: Reading, literal: list[Word]) -> Iterator[tuple[str, Word | None]]:
+    """Each path with the word it came from (for its glob pattern and tilde), when one word is it."""
+    by_text = {w.text: w for w in literal}
+    for path in read.paths:
+        yield path, by_text.get(path)
+
+
+def _add_guessed_paths(name: str, literal: list[Word], found: Analysis) -> None:
+    """For a command we cannot read exactly: every literal word that is not an option is taken as a path,
+    and an option's attached value that looks like one, so a rule that allows the command still never lets it
+    read outside unseen."""
+    if name not in _COMMAND_NAMES or name in ("echo", "printf", "test", "["):
+        return
+    for word in literal:
+        text = word.text
+        if text.startswith("-"):
+            _, eq, value = text.partition("=")
+            if eq and ("/" in value or value.startswith("~")):
+                _add_path(found, value, None)
+            continue
+        _add_path(found, text, word)
+
+
+def _note_option_globs(literal: list[Word], found: Analysis) -> None:
+    """A glob that starts with a glob character can expand to `-delete` or `--files0-from=x`: a file named so
+    in the folder turns it into an option. Those globs are checked against the folder before the line runs."""
+    for word in literal:
+        if word.text == "--":
+            return
+        if word.pattern is not None and word.pattern[:1] in _GLOB_START:
+            found.option_globs += [(c, word.pattern) for c in found.cwds]
+
+
+def _cd_unknown_if(name: str, found: Analysis) -> None:
+    if name in _CWD_CHANGERS or name == "cd":
         found.cwd_unknown = True
 
 
-def _add_path(found: Analysis, path: str) -> None:
+def _follow_cd(target: str, found: Analysis) -> None:
+    """A `cd` moves every later relative path (we keep the folders before it too: it may fail)."""
+    target = os.path.expanduser(target) if target.startswith("~") else target
+    found.cwds += [os.path.join(c, target) for c in found.cwds]
+
+
+def _joined(found: Analysis, path: str) -> list[str]:
     if os.path.isabs(path):
-        found.paths.append(path)
-    elif found.cwd_unknown:
-        found.paths.append("/")  # relative to a folder we can't know: ask, like a read of anything
-    else:
-        found.paths += [os.path.normpath(os.path.join(c, path)) for c in found.cwds]
+        return [path]
+    if found.cwd_unknown:
+        return ["/"]  # relative to a folder we can't know: ask, like a read of anything
+    return [os.path.join(c, path) for c in found.cwds]
 
 
-def _note_git(args: list[Node], found: Analysis) -> None:
-    dirs = [c for c in found.cwds]
-    i = 0
-    while i < len(args) and args[i].word.startswith("-"):
-        option, eq, value = args[i].word.partition("=")
-        if option in _GIT_VALUE_OPTIONS and not eq and i + 1 < len(args):
-            value = args[i + 1].word
-        if option == "-C" and value:
-            dirs = [os.path.join(c, value) for c in dirs]
-        elif option in ("--git-dir", "--work-tree") and value:
-            dirs += [os.path.join(c, value) for c in found.cwds]
-        i += 2 if option in _GIT_VALUE_OPTIONS and not eq else 1
-    found.git_dirs += [d for d in dirs if d not in found.git_dirs]
-    if i < len(args) and args[i].word in _GIT_DIFFERS:
-        found.git_flag_at.append(args[i].pos[1])
+def _add_path(found: Analysis, path: str, word: Word | None) -> None:
+    if word is not None and word.pattern is not None and word.text == path:
+        path = word.pattern  # quoted glob characters stay literal
+    if path.startswith("~"):
+        path = os.path.expanduser(path)
+    found.paths += _joined(found, path)
 
 
-def _word_ok(word: Node, found: Analysis, source: str) -> bool:
-    ok = True
-    for part in getattr(word, "parts", []):
-        if part.kind in ("commandsubstitution", "processsubstitution"):
-            ok = _read_only(part.command, found, source) and ok
-        elif part.kind == "parameter":
-            if _HIDDEN_SUBSTITUTION.search(part.value):
-                ok = False
-        elif part.kind != "tilde":
-            ok = False
-    return ok
-
-
-def _has_parameter(word: Node) -> bool:
-    return any(p.kind != "tilde" for p in getattr(word, "parts", []))
-
-
-def _is_process_substitution(word: Node) -> bool:
-    parts = getattr(word, "parts", [])
-    return len(parts) == 1 and parts[0].kind == "processsubstitution" and parts[0].pos == word.pos
-
-
-def _has_tilde(word: Node) -> bool:
-    return any(p.kind == "tilde" for p in getattr(word, "parts", []))
-
-
-def _unquoted_glob(word: Node, source: str) -> bool:
-    raw = source[word.pos[0] : word.pos[1]]
-    return bool(_GLOB_CHARS & set(raw)) and raw[:1] not in ("'", '"')
+def _walk_substitutions(part: Node, found: Analysis, source: str) -> None:
+    for child in _children(part):
+        if child.kind in ("commandsubstitution", "processsubstitution"):
+            _node(child.command, found, source)
+        else:
+            _walk_substitutions(child, found, source)
 
 
 def _redirect_ok(redirect: Node, found: Analysis, source: str) -> bool:
     kind = redirect.type
     target = redirect.output
-    if kind in _INPUT_REDIRECTS:
-        if not hasattr(target, "kind"):
-            return True  # `<&3`
-        if kind in ("<", "<>"):  # a file is read: a path like any other
-            if _has_parameter(target):
-                _word_ok(target, found, source)
-                return False
-            try:
-                [path] = path_arguments("cat", [(target.word, _has_tilde(target), False)])
-            except UnknownPath:
-                return False
-            _add_path(found, path)
-        return _word_ok(target, found, source)
+    if kind in ("<<", "<<-"):
+        return quoted_heredoc_at(source, redirect.pos[0])  # a quoted delimiter: the body is never expanded
+    if not hasattr(target, "kind"):
+        return kind in (">&", "<&")  # `2>&1`, `>&2`, `<&3`: a file descriptor, not a file
+    _walk_substitutions(target, found, source)
+    plain = all(p.kind == "tilde" for p in target.parts)
+    word = literal_word(source[target.pos[0] : target.pos[1]]) if plain else None
+    if word is None or word.pattern is not None:
+        return False
+    if kind == "<":
+        _add_path(found, word.text, word)
+        return True
+    if kind == "<<<":
+        return True  # a literal string on stdin
     if kind in _OUTPUT_REDIRECTS:
-        if isinstance(target, int):  # 2>&1, >&2
-            return True
-        return target.word in _HARMLESS_SINKS and not target.parts
-    return False
+        return word.text in _HARMLESS_SINKS
+    return False  # here-documents, `<>`, `>&FILE`
 
 
 # What the Bash tool's description tells the model runs without asking.
-READER_NAMES: tuple[str, ...] = tuple(sorted(_READERS))
-GIT_READER_NAMES: tuple[str, ...] = (*sorted(_GIT_READERS), "branch (listing)")
+READER_NAMES: tuple[str, ...] = _COMMAND_NAMES
+GIT_READER_NAMES: tuple[str, ...] = _GIT_NAMES
 
 
 # --- destructive commands -------------------------------------------------------------------------
@@ -376,7 +287,7 @@ _DESTRUCTIVE_GIT = (
 def is_destructive(command: str) -> bool:
     """True for commands that delete or overwrite work irrecoverably (rm -r, git reset --hard, dd...)."""
     try:
-        trees = bashlex.parse(command)
+        trees = parse_line(command)
     except Exception:
         return bool(re.search(r"\brm\s+-\w*[rRf]", command))
     return any(_destructive(words) for tree in trees for words in _simple_commands(tree))

@@ -8,7 +8,8 @@ passed as read-only therefore runs with, for that one process tree:
     switching off what has an off value: fsmonitor, pager, hooks, signature checks (gpg) and submodule
     recursion (a submodule's own drivers), and turning every textconv and filter driver that the
     repositories in play define into `cat` (an identity: the text is the file as stored);
-  - `--no-ext-diff` after `git diff|log|show` (an external diff program has no "off" value).
+  - `--no-ext-diff --no-textconv` after `git diff|log|show` and `--no-textconv` after `git blame` (an external
+    diff program has no "off" value; a textconv driver, even `cat`, has git write each blob to /tmp first).
 """
 
 from __future__ import annotations
@@ -48,10 +49,10 @@ async def safe_git_env(dirs: list[Path]) -> dict[str, str]:
     return env
 
 
-def with_no_ext_diff(command: str, offsets: list[int]) -> str:
-    """`command` with ` --no-ext-diff` inserted at each offset (just after a diff/log/show word)."""
-    for at in sorted(set(offsets), reverse=True):
-        command = command[:at] + " --no-ext-diff" + command[at:]
+def with_safety_flags(command: str, insertions: list[tuple[int, str]]) -> str:
+    """`command` with each (offset, flags) inserted just after a diff/log/show/blame word."""
+    for at, flags in sorted(set(insertions), reverse=True):
+        command = f"{command[:at]} {flags}{command[at:]}"
     return command
 
 

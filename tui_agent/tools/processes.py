@@ -21,6 +21,8 @@ from typing import Any
 
 import psutil
 
+from .env_filter import EnvFilter
+
 MARKER_ENV = "TUI_AGENT_SHELL_ID"
 KILL_GRACE_S = 0.5
 SCAN_DELAY_S = 0.03
@@ -36,11 +38,18 @@ _live: dict[int, str] = {}
 _foreground: set[int] = set()
 
 
-def shell_env(marker: str, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a shell command: ours, flagged as run by the agent, with no pager."""
+def shell_env(marker: str, extra: dict[str, str] | None = None, env_filter: EnvFilter | None = None) -> dict[str, str]:
+    """The environment of a shell command: ours without the credentials `env_filter` withholds (by
+    default the API key), flagged as run by the agent, with no pager."""
     env = dict(os.environ)
     env.update({"TUI_AGENT": "1", "PAGER": "cat", "GIT_PAGER": "cat", MARKER_ENV: marker, **(extra or {})})
-    return env
+    # With CDPATH set, `cd src` may land outside the workspace; the read-only check follows `cd` as written.
+    env.pop("CDPATH", None)
+    # An empty or relative PATH entry (`::`, `.`, `bin`) would let a repository's own `./cat` stand in for cat.
+    if "PATH" in env:
+        env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if os.path.isabs(p))
+    # Filtered last, so nothing added above can bring a withheld name back; the marker stays (kills need it).
+    return (env_filter or EnvFilter()).apply(env, keep=frozenset({MARKER_ENV}))
 
 
 class _ShellProtocol(asyncio.subprocess.SubprocessStreamProtocol):
@@ -102,15 +111,18 @@ class Shell:
         self._transport.close()
 
 
-async def spawn_shell(command: str, cwd: Path, env: dict[str, str] | None = None, *, foreground: bool = False) -> Shell:
-    """Start `bash -c command` in its own session, stdin closed, stderr merged into stdout.
+async def spawn_shell(
+    command: str, cwd: Path, env: dict[str, str] | None = None, *, foreground: bool = False, env_filter: EnvFilter | None = None
+) -> Shell:
+    """Start `bash -c command` in its own session, stdin closed, stderr merged into stdout, with the
+    environment `shell_env` makes (`env` added, `env_filter` applied).
     `foreground`: a tool waits for it, so ESC stops it (`stop_foreground_now`); a background shell lives on.
 
     The shell runs (and may fork) before the spawn returns; a cancel that lands in that window must
     not leave it behind, so the spawn finishes in a task of its own and a cancelled caller stops the
     whole tree before the cancel goes on."""
     marker = uuid.uuid4().hex
-    spawn = asyncio.ensure_future(_spawn(command, cwd, marker, env, foreground))
+    spawn = asyncio.ensure_future(_spawn(command, cwd, marker, shell_env(marker, env, env_filter), foreground))
     try:
         return await asyncio.shield(spawn)
     except asyncio.CancelledError:
@@ -140,7 +152,7 @@ async def _stop_spawned(spawn: "asyncio.Future[Shell]", marker: str) -> None:
     shell.close()
 
 
-async def _spawn(command: str, cwd: Path, marker: str, extra_env: dict[str, str] | None = None, foreground: bool = False) -> Shell:
+async def _spawn(command: str, cwd: Path, marker: str, env: dict[str, str], foreground: bool = False) -> Shell:
     loop = asyncio.get_running_loop()
     transport, protocol = await loop.subprocess_exec(
         # A bigger stream buffer than asyncio's 64 KB default: fewer wake-ups on fast output.
@@ -151,7 +163,7 @@ async def _spawn(command: str, cwd: Path, marker: str, extra_env: dict[str, str]
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        env=shell_env(marker, extra_env),
+        env=env,
     )
     proc = asyncio.subprocess.Process(transport, protocol, loop)
     _live[proc.pid] = marker

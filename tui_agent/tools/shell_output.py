@@ -11,12 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from .private_files import open_private
+
 MEMORY_LIMIT_BYTES = 1_000_000
 
 
 class OutputCapture:
-    def __init__(self, spill_path: Path, memory_limit: int = MEMORY_LIMIT_BYTES) -> None:
+    def __init__(self, spill_path: Path, memory_limit: int = MEMORY_LIMIT_BYTES, owned_from: Path | None = None) -> None:
+        """`owned_from`: the agent's own folder above the spill file (the session's), made private even if it exists."""
         self.spill_path = spill_path
+        self._owned_from = owned_from
         self.total_bytes = 0
         self._half = memory_limit // 2
         self._limit = memory_limit
@@ -41,8 +45,7 @@ class OutputCapture:
             del self._tail[: len(self._tail) - self._half]
 
     def _start_spill(self) -> None:
-        self.spill_path.parent.mkdir(parents=True, exist_ok=True)
-        self._spill = open(self.spill_path, "wb")
+        self._spill = open_private(self.spill_path, "wb", owned_from=self._owned_from)
         self._spill.write(self._head)
         self._tail = self._head[self._half :]
         del self._head[self._half :]

@@ -20,6 +20,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from pydantic import Field
 
 from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
+from .private_files import write_private
 
 CACHE_TTL_S = 15 * 60
 MAX_CONTENT_BYTES = 10 * 1024 * 1024
@@ -156,10 +157,8 @@ def _page(url: str, status: int, content_type: str, body: bytes, encoding: str |
     ctype = content_type.split(";")[0].strip().lower()
     textual = not ctype or any(t in ctype for t in _TEXT_TYPES)
     if not textual or b"\0" in body[:8192]:
-        folder = ctx.tool_results_dir
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"webfetch-{ctx.tool_use_id or int(time.time() * 1000)}.bin"
-        path.write_bytes(body)
+        path = ctx.tool_results_dir / f"webfetch-{ctx.tool_use_id or int(time.time() * 1000)}.bin"
+        write_private(path, body, owned_from=ctx.session_dir)
         return Page(url, status, ctype or "application/octet-stream", None, len(body), str(path))
     text = body.decode(encoding or "utf-8", errors="replace")
     markdown = html_to_markdown(text) if "html" in ctype or (not ctype and "<html" in text[:1000].lower()) else text

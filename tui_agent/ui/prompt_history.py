@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..core.session import data_home
+from ..tools.private_files import open_private
 
 MAX_ENTRIES = 1000
 
@@ -94,8 +95,7 @@ class PromptHistory:
             entries.pop()
         entries.append(entry)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as f:
+            with open_private(self.path, "a") as f:  # prompts are the user's words: 0600, as Claude Code's
                 f.write(entry.model_dump_json() + "\n")
         except OSError:
             pass

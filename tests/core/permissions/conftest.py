@@ -147,6 +147,40 @@ def env(tmp_path: Path) -> Env:
 
 
 @pytest.fixture
+def shell_env(env: Env) -> Env:
+    """`env` plus what the shell-line tables name (issue 23): files a developer's lines read (`f`, `a`, `b`,
+    `package.json`, `data.csv`, ...); `list`, a committed list of file names (the outside `f`), and a file
+    literally named `--files0-from=list`; and three trees for the recursive readers — `docs/` with a link
+    `docs/keys` -> `outside/ssh` (so `docs/keys/../f` is `outside/f` to the kernel but `docs/f` to normpath),
+    `lib/` whose only link (`lib/src_link` -> `../src`) stays inside, and `src/` with no link at all."""
+    project, outside = env.project, env.outside
+    (outside / "ssh").mkdir()
+    (outside / "ssh" / "id_rsa").write_text("-----BEGIN OPENSSH PRIVATE KEY----- outside\n")
+    (outside / "f").write_text("outside\n")
+    files = {
+        "f": "b: 2\na: 1\nx y\na: 1\n\n",
+        "a": "one\ntwo\n",
+        "b": "one\nthree\n",
+        "nums.txt": "3\n10\n2\n",
+        "data.csv": "name,size\nb,2\na,1\n",
+        "README.md": "# Demo\nhello\n",
+        "package.json": '{"name": "demo", "version": "1.0.0", "scripts": {"test": "pytest"}, "dependencies": {"left-pad": "1"}}\n',
+        "data.json": '{"items": [{"name": "a"}, {"name": "b"}]}\n',
+        "list": f"{outside}/f",
+        "--files0-from=list": "",
+        "src/b.py": "import os\n# TODO tidy\ndef foo():\n    return os.sep\n",
+        "src/deep/c.py": "class C:\n    pass\n",
+        "docs/guide.md": "# Guide\n",
+        "lib/mod.py": "def bar():\n    return 2\n",
+    }
+    for name, text in files.items():
+        env.write(project / name, text)
+    (project / "docs" / "keys").symlink_to(outside / "ssh")
+    (project / "lib" / "src_link").symlink_to("../src")
+    return env
+
+
+@pytest.fixture
 def poll() -> Callable[..., Any]:
     """Await `predicate()` (sync or async) becoming true, failing after `timeout` seconds."""
     import asyncio

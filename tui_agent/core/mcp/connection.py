@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ...tools.private_files import open_private
 from ...tools.processes import MARKER_ENV, find_marked_child, kill_tree_async, track_process, untrack_process
 from .config import HttpServerConfig, ServerConfig, StdioServerConfig
 from .events import ServerState
@@ -185,8 +186,8 @@ class McpConnection:
         if isinstance(entry, StdioServerConfig):
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            errlog = stack.enter_context(open(self.log_path, "w", encoding="utf-8"))
+            # In the session's folder, which only the user may read (a server's errors may quote the conversation).
+            errlog = stack.enter_context(open_private(self.log_path, "w", owned_from=self.log_path.parent))
             cwd = Path(entry.cwd).expanduser() if entry.cwd else self.cwd
             if not cwd.is_absolute():
                 cwd = self.cwd / cwd

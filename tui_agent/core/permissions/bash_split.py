@@ -13,7 +13,7 @@ from typing import Any
 
 import re
 
-import bashlex
+from ...tools.shell_parse import parse_line
 
 # Redirections that write to their target (`<` and heredocs only read).
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>"})
@@ -40,6 +40,9 @@ class SimpleCommand:
     assignments: tuple[str, ...]
     words: tuple[str, ...]
     redirect_targets: tuple[str, ...]  # files written by `>`/`>>` (not /dev/null, not fd duplications)
+    # The command as written, with its redirections and here-document bodies: what a read-only check of
+    # this one part must see (its words alone hide `<<EOF … $(…) … EOF`).
+    source: str = ""
 
     @property
     def core_words(self) -> tuple[str, ...]:
@@ -66,7 +69,7 @@ def split_command(command: str) -> list[SimpleCommand] | None:
     if not command.strip():
         return []
     try:
-        trees = bashlex.parse(_TIME_KEYWORD.sub(r"\1\2TIME", command))
+        trees = parse_line(_TIME_KEYWORD.sub(r"\1\2TIME", command))
         found: list[SimpleCommand] = []
         for tree in trees:
             _walk(tree, command, found)
@@ -131,7 +134,9 @@ def _command(node: Any, source: str, out: list[SimpleCommand]) -> None:
         # Substitutions inside words, assignments and redirections run too: each is a command of its own.
         for child in _children(part):
             _walk(child, source, out)
-    out.append(SimpleCommand(tuple(assignments), tuple(words), tuple(targets)))
+    start = min(p.pos[0] for p in node.parts)
+    end = max(max(p.pos[1], getattr(getattr(p, "heredoc", None), "pos", (0, 0))[1]) for p in node.parts)
+    out.append(SimpleCommand(tuple(assignments), tuple(words), tuple(targets), source[start:end]))
 
 
 def _redirect_target(node: Any) -> str | None:

@@ -397,7 +397,7 @@ def _path_item(ws: Any, raw: str, *, write: bool) -> _PathItem:
 
 def _part_read_only(check: PermissionCheck, part: SimpleCommand) -> bool:
     """Ask the tool itself whether this one part of a compound line is read-only."""
-    return bool(check.tool.is_read_only(check.input.model_copy(update={"command": part.text})))
+    return bool(check.tool.is_read_only(check.input.model_copy(update={"command": part.source or part.text})))
 
 
 def _command_suggestions(part: SimpleCommand) -> list[str]:

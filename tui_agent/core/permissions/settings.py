@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from watchfiles import Change, awatch
 
 from ..permission_types import PermissionMode
+from ..tool_env import credential_env_vars
 from .hooks import DEFAULT_HOOK_TIMEOUT, HookSpec
 from .rules import RULE_KINDS, Rule, RuleError, RuleKind, parse_rule
 
@@ -92,6 +93,9 @@ class SettingsError(Exception):
 class SettingsSource:
     path: Path
     rule_dir: Path  # the folder `/x` path rules in this file are relative to
+    # "user" (home, tui-agent's own), "flag" (--settings) or "project" (a repository's .claude/ files): only
+    # the user's own files may widen what tools get (sandbox.credentials.allowEnvVars).
+    origin: str = "project"
 
 
 @dataclass(slots=True)
@@ -101,6 +105,8 @@ class FileSettings:
     additional_directories: list[Path] = field(default_factory=list)
     hooks: list[HookSpec] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    denied_env_vars: list[str] = field(default_factory=list)  # sandbox.credentials (core/tool_env.py)
+    allowed_env_vars: list[str] = field(default_factory=list)
 
 
 def rule_dir_for(path: Path) -> Path:
@@ -118,13 +124,16 @@ def load_settings_file(source: SettingsSource, *, cwd: Path, home: Path) -> File
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(f"{source.path}: cannot be read: {exc}") from None
     try:
-        model = _SettingsModel.model_validate(json.loads(text))
+        raw = json.loads(text)
+        model = _SettingsModel.model_validate(raw)
     except json.JSONDecodeError as exc:
         raise SettingsError(f"{source.path}: invalid JSON: {exc}") from None
     except ValidationError as exc:
         details = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'top level'}: {e['msg']}" for e in exc.errors())
         raise SettingsError(f"{source.path}: {details}") from None
     result = FileSettings(default_mode=model.permissions.defaultMode)
+    result.denied_env_vars, result.allowed_env_vars, problems = credential_env_vars(raw, str(source.path), source.origin)
+    result.problems.extend(problems)
     perms = model.permissions
     for kind in RULE_KINDS:
         for text_rule in getattr(perms, kind):
@@ -194,15 +203,17 @@ def local_settings_path(project_dir: Path) -> Path:
 
 def settings_sources(home: Path, project_dir: Path, config_dir: Path, settings_file: Path | None) -> list[SettingsSource]:
     paths = [
-        home / ".claude" / "settings.json",
-        config_dir / "settings.json",
-        project_dir / ".claude" / "settings.json",
-        local_settings_path(project_dir),
+        (home / ".claude" / "settings.json", "user"),
+        (config_dir / "settings.json", "user"),
+        (project_dir / ".claude" / "settings.json", "project"),
+        (local_settings_path(project_dir), "project"),
     ]
     if settings_file is not None:
-        paths.append(settings_file)
-    unique = dict.fromkeys(p.absolute() for p in paths)  # the project may be the home folder
-    return [SettingsSource(p, rule_dir_for(p).resolve()) for p in unique]
+        paths.append((settings_file, "flag"))
+    unique: dict[Path, str] = {}
+    for p, origin in paths:
+        unique.setdefault(p.absolute(), origin)  # the project may be the home folder: then it is the user's file
+    return [SettingsSource(p, rule_dir_for(p).resolve(), origin) for p, origin in unique.items()]
 
 
 # --- all files together
@@ -257,6 +268,14 @@ class SettingsStore:
     @property
     def additional_directories(self) -> list[Path]:
         return list(dict.fromkeys(d for fs in self._all() for d in fs.additional_directories))
+
+    @property
+    def denied_env_vars(self) -> list[str]:
+        return list(dict.fromkeys(n for fs in self._all() for n in fs.denied_env_vars))
+
+    @property
+    def allowed_env_vars(self) -> list[str]:
+        return list(dict.fromkeys(n for fs in self._all() for n in fs.allowed_env_vars))
 
     @property
     def problems(self) -> list[str]:

@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 from typing import IO, Any, Callable, Literal
 
+from ...tools.private_files import open_private
 from .lines import RUN_LINE, VERSION, now_iso
 from .paths import git_branch, project_dir
 
@@ -67,8 +68,7 @@ class Session:
             self._root._write(lines)
             return
         if self._fh is None:
-            self.project_dir.mkdir(parents=True, exist_ok=True)
-            self._fh = self.transcript_path.open("a", encoding="utf-8")
+            self._fh = open_private(self.transcript_path, "a", encoding="utf-8")  # 0600: the whole conversation
             if self._fh.tell() > 0 and not _ends_with_newline(self.transcript_path):
                 self._fh.write("\n")  # after a torn last line (a crash), start clean
         # One write per message: a kill leaves whole lines (a torn last line is skipped on reading).
