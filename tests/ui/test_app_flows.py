@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import re
 import threading
 from pathlib import Path
@@ -48,12 +50,13 @@ async def test_prompt_streams_answer_and_tool_cells(project: Path) -> None:
 
 
 async def test_parallel_tools_get_their_own_lanes(project: Path) -> None:
-    # Each command runs until the test says so (a file appears): the lanes are looked at while all run.
-    go_on = project / "go-on"
-    hold = f"until [ -e {go_on} ]; do sleep 0.02; done"
+    # Each command runs until the test says so: `cat` of a named pipe waits for a writer (a read-only line, so
+    # the three may run together; a polling loop is outside the read-only grammar since issue 23).
+    pipes = [project / f"hold-{n}" for n in range(3)]
+    for pipe in pipes:
+        os.mkfifo(pipe)
     script = [
-        Reply([ToolUse("Bash", {"command": f"echo one; {hold}"}), ToolUse("Bash", {"command": f"echo two; {hold}"}),
-               ToolUse("Bash", {"command": f"echo three; {hold}"})]),
+        Reply([ToolUse("Bash", {"command": f"echo {word}; cat {pipe.name}"}) for word, pipe in zip(("one", "two", "three"), pipes)]),
         Reply([Text("done")]),
     ]
     app, _ = build(project, script, permission_mode="bypassPermissions")
@@ -63,7 +66,8 @@ async def test_parallel_tools_get_their_own_lanes(project: Path) -> None:
         assert sorted(c.lane for c in app.calls.calls.values()) == [0, 1, 2]
         assert app.lanes.ticking
         await until(pilot, lambda: "timeout in" in lanes_text(app) and "one" in lanes_text(app))
-        go_on.touch()
+        for pipe in pipes:  # opening for writing waits for its reader, then closing ends the reader's cat
+            await asyncio.to_thread(lambda p=pipe: open(p, "w").close())
         await until_idle(pilot, app)
         calls = list(app.calls.calls.values())
         assert all(c.phase == "ok" for c in calls)

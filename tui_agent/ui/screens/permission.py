@@ -23,6 +23,7 @@ from textual.widgets import Input, Static
 from ...core.executor import SHELL_TOOLS
 from ...core.permission_types import PermissionAnswer, PermissionRequest
 from ..dialog_typing import TypingGuard, send_to_prompt
+from ..widgets.visible_text import visible_content, visible_line
 
 ChoiceName = Literal["once", "session", "always", "deny", "words", "deny_all"]
 LOCAL_SETTINGS = ".claude/settings.local.json"
@@ -39,7 +40,7 @@ class Choice:
 
 def diff_content(diff: str) -> Content:
     """A unified diff, coloured from the theme: additions, removals, hunk headers."""
-    parts: list[tuple[str, str] | str] = []
+    parts: list[Content] = []
     for line in diff.splitlines():
         if line.startswith(("+++", "---")):
             style = "bold"
@@ -51,21 +52,24 @@ def diff_content(diff: str) -> Content:
             style = "$text-accent"
         else:
             style = ""
-        parts.append((line + "\n", style) if style else line + "\n")
+        shown = visible_content(line + "\n", one_row=False)  # a file's text can hold escapes too
+        parts.append(shown.stylize_before(style) if style else shown)
     return Content.assemble(*parts).rstrip()
 
 
-def _subject(request: PermissionRequest) -> tuple[str, str]:
-    """(title, what it will do) for the header of the dialog."""
+def _subject(request: PermissionRequest) -> tuple[str, Content]:
+    """(title, what it will do) for the header of the dialog. A command is shown whole, every line of it
+    (here-document bodies are where `$(…)` hides), and no character of it reaches the terminal raw."""
     inp = request.input
+    name = visible_line(request.tool_name)
     if request.tool_name in SHELL_TOOLS and isinstance(inp.get("command"), str):
-        return f"{request.tool_name}: run this command?", inp["command"]
+        return f"{name}: run this command?", visible_content(inp["command"], one_row=False)
     path = inp.get("file_path")
     if request.tool_name in ("Edit", "Write") and isinstance(path, str):
         verb = "edit" if request.tool_name == "Edit" else "write"
-        return f"{request.tool_name}: {verb} this file?", path
+        return f"{name}: {verb} this file?", visible_content(path, one_row=True)
     what = request.summary or json.dumps(inp, ensure_ascii=False)[:500]
-    return f"{request.tool_name}: allow this call?", what
+    return f"{name}: allow this call?", visible_content(what, one_row=True)
 
 
 class PermissionScreen(ModalScreen[PermissionAnswer]):
@@ -218,7 +222,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
 
     def choices(self) -> list[Choice]:
         """The choices that can be taken now, in display order."""
-        rule = self.rule_label
+        rule = visible_line(self.rule_label) if self.rule_label is not None else None
         out = [Choice("once", "1 y", "Yes, allow once")]
         if rule is not None:
             out.append(Choice("session", "2", f"Yes, allow this session: {rule}"))
@@ -236,10 +240,10 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
             # What it will do scrolls (a long command, a big diff); the choices below always show.
             with VerticalScroll(id="body", can_focus=False):
                 if self.request.agent:  # a subagent asks through the main dialog
-                    yield Static(Content(f"Asked by subagent {self.request.agent}"), id="asker")
-                yield Static(Content(subject), id="subject")
-                if self.request.reason:
-                    yield Static(Content(self.request.reason), id="reason")
+                    yield Static(Content(f"Asked by subagent {visible_line(self.request.agent)}"), id="asker")
+                yield Static(subject, id="subject")
+                if self.request.reason:  # it may quote parts of the command
+                    yield Static(visible_content(self.request.reason, one_row=False), id="reason")
                 if self.request.diff:
                     yield Static(diff_content(self.request.diff), id="diff")
             with Vertical(id="choices"):
@@ -250,6 +254,8 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
     def on_mount(self) -> None:
         self._opened_at = self._clock()
         self._render_state()
+        self.call_after_refresh(self._render_state)  # once laid out: does the body scroll?
+        self.watch(self.query_one("#body"), "scroll_y", lambda _: self._render_state(), init=False)
         self.set_interval(0.05, self._typing_tick)
         if self._guarded():
             # The clock may be a test's: poll it rather than trusting a wall-clock timer.
@@ -299,9 +305,16 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         parts = ["↑↓ move", "enter choose", "esc deny"]
         if len(self._rule_choices) > 1:
             parts.insert(0, f"r/tab other rule ({self._rule_index + 1}/{len(self._rule_choices)})")
-        if self.request.diff:
+        body = self.query_one("#body", VerticalScroll)
+        below = round(body.max_scroll_y - body.scroll_y)
+        if below > 0:  # the rest of a long command may be what matters: say how much is out of sight
+            parts.append(f"pgdn {below} more line{'s' if below != 1 else ''} below")
+        elif self.request.diff or body.max_scroll_y > 0:
             parts.append("pgup/pgdn scroll")
         return " · ".join(parts)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._render_state)  # the body may start or stop overflowing
 
     # ----- keys -----------------------------------------------------------------------------
     def on_key(self, event: Any) -> None:

@@ -96,7 +96,7 @@ def apply_subagent_event(calls: ToolCalls, event: Event, now: float) -> bool:
     if isinstance(inner, ToolStarted):
         call = calls.on_started(inner)
         if view is not None and call is not None:
-            view.activity = f"{call.name}: {call.summary}" if call.summary else call.name
+            view.activity = f"{call.name}: {call.subject}" if call.subject else call.name
         return call is not None
     if isinstance(inner, ToolProgress):
         return calls.on_progress(inner, now) is not None

@@ -20,11 +20,14 @@ from textual.strip import Strip
 from .agent_cells import agent_body, is_agent_call, live_label
 from .tool_calls import ToolCall
 from .transcript_items import NoticeLine, ThinkingText, ToolCell, UserPrompt
+from .visible_text import visible_line, visible_text
 
 GUTTER = 2
 RESULT_INDENT = 5  # "  └  " before a tool's result lines
 COLLAPSED_PREVIEW_LINES = 3
 COLLAPSED_DIFF_LINES = 12
+COLLAPSED_COMMAND_ROWS = 8
+"""A shell command's rows in its cell until enter expands it (a git commit's heredoc usually fits)."""
 EXPANDED_MAX_LINES = 400
 CODE_THEME = "monokai"
 
@@ -139,19 +142,43 @@ def render_notice(ctx: RenderContext, item: NoticeLine) -> list[Strip]:
 
 
 def render_tool(ctx: RenderContext, cell: ToolCell) -> list[Strip]:
+    """`Name(what it does)  status`, then the result. A shell call's cell is the record of what ran, so it
+    holds the whole command, wrapped, its lines as lines; other calls keep to one row."""
     call = cell.call
     status_role = {"ok": "ok", "error": "error", "denied": "warning", "cancelled": "muted"}.get(call.phase, "primary")
-    head = Text(no_wrap=True, overflow="ellipsis")
-    head.append(call.name, style=ctx.style("tool-name"))
-    if call.summary:
-        head.append(f"({call.summary})", style=ctx.style("text"))
+    # A shell command wraps, and a word too long for a row folds onto the next: nothing of it is cut.
+    head = Text(no_wrap=not call.is_shell, overflow="fold" if call.is_shell else "ellipsis")
+    head.append(visible_line(call.name), style=ctx.style("tool-name"))
+    if subject := call.subject:
+        head.append("(", style=ctx.style("text"))
+        head.append_text(_visible(ctx, subject, "text", one_row=not call.is_shell))
+        head.append(")", style=ctx.style("text"))
     head.append("  ")
-    head.append(_phase_label(call), style=ctx.style(status_role))
-    lines = with_gutter(ctx, to_strips(ctx, head, ctx.body_width), STATUS_GLYPHS.get(call.phase, "●"), status_role)
+    head.append(visible_line(_phase_label(call)), style=ctx.style(status_role))
+    rows = to_strips(ctx, head, ctx.body_width)
+    if call.is_shell:
+        rows = _fold_rows(ctx, rows, EXPANDED_MAX_LINES if cell.expanded else COLLAPSED_COMMAND_ROWS, cell.expanded)
+    lines = with_gutter(ctx, rows, STATUS_GLYPHS.get(call.phase, "●"), status_role)
     body = _tool_body(ctx, call, cell.expanded)
     if body is not None:
         lines += _result_indent(ctx, to_strips(ctx, body, ctx.width - RESULT_INDENT))
     return lines
+
+
+def _visible(ctx: RenderContext, text: str, role: str, *, one_row: bool) -> Text:
+    """Text from a model or a command's output: control characters as marks, never raw (visible_text)."""
+    return visible_text(text, one_row=one_row, style=ctx.style(role), newline_style=ctx.style("primary"),
+                        mark_style=ctx.style("error") + Style(reverse=True))
+
+
+def _fold_rows(ctx: RenderContext, rows: list[Strip], keep: int, expanded: bool) -> list[Strip]:
+    """At most `keep` rows: the first ones, a line saying how many are folded, and the last (the
+    command's end and the call's status)."""
+    if len(rows) <= keep:
+        return rows
+    hidden = len(rows) - (keep - 1)
+    note = Text(f"… +{hidden} lines" + ("" if expanded else " (enter to expand)"), style=ctx.style("muted"))
+    return rows[: keep - 2] + to_strips(ctx, note, ctx.body_width) + rows[-1:]
 
 
 def _phase_label(call: ToolCall) -> str:
@@ -194,7 +221,8 @@ def _tool_body(ctx: RenderContext, call: ToolCall, expanded: bool) -> Text | Non
 def _collapsible(ctx: RenderContext, lines: list[str], keep: int, expanded: bool, role: str) -> Text:
     shown = lines if expanded else lines[:keep]
     shown = shown[:EXPANDED_MAX_LINES]
-    text = Text("\n".join(shown), style=ctx.style(role), no_wrap=not expanded, overflow="ellipsis")
+    text = _visible(ctx, "\n".join(shown), role, one_row=False)
+    text.no_wrap, text.overflow = not expanded, "ellipsis"
     hidden = len(lines) - len(shown)
     if hidden > 0:
         text.append(f"\n… +{hidden} lines (enter to expand)", style=ctx.style("muted"))
@@ -206,11 +234,11 @@ def _diff_text(ctx: RenderContext, path: str, diff: str, expanded: bool) -> Text
     added = sum(1 for line in lines if line.startswith("+"))
     removed = sum(1 for line in lines if line.startswith("-"))
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(f"{path}  +{added} -{removed}\n", style=ctx.style("muted"))
+    text.append(f"{visible_line(path)}  +{added} -{removed}\n", style=ctx.style("muted"))
     shown = lines if expanded else lines[:COLLAPSED_DIFF_LINES]
     for line in (l.expandtabs(4) for l in shown[:EXPANDED_MAX_LINES]):
         role = "diff-add" if line.startswith("+") else "diff-remove" if line.startswith("-") else "muted" if line.startswith("@@") else "text"
-        text.append(line + "\n", style=ctx.style(role))
+        text.append_text(_visible(ctx, line + "\n", role, one_row=False))
     hidden = len(lines) - len(shown)
     if hidden > 0:
         text.append(f"… +{hidden} lines (enter to expand)", style=ctx.style("muted"))
@@ -226,7 +254,7 @@ def _todos_text(ctx: RenderContext, todos: list[Any]) -> Text:
         status = todo.get("status", "pending")
         glyph, role = {"completed": ("☒", "muted"), "in_progress": ("◐", "primary")}.get(status, ("☐", "text"))
         style = ctx.style(role) + (Style(strike=True) if status == "completed" else Style())
-        text.append(f"{glyph} {todo.get('content', '')}\n", style=style)
+        text.append(f"{glyph} {visible_line(str(todo.get('content', '')))}\n", style=style)
     text.rstrip()
     return text or Text("(no todos)", style=ctx.style("muted"))
 

@@ -13,11 +13,14 @@ from rich.style import Style
 from rich.text import Text
 
 from .tool_calls import ToolCall
+from .visible_text import visible_line, visible_pieces
 
 STATUS_W = 22
 BAR_MAX_W = 40
 BAR_MIN_WIDTH = 70
 """Narrower panels have no bar."""
+MARK = Style(reverse=True)
+"""A control character's mark (^[, ^M, <U+202E>) stands out from the text around it, as in `less`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +33,8 @@ class RowParts:
     name: str
     name_w: int
     summary: tuple[tuple[str, str | None], ...]
-    """(text, role) pieces, truncated together to the summary column."""
+    """(text, role) pieces, truncated together to the summary column. Drawn on one row: a newline shows
+    as ⏎ and control characters as marks in the error style (see visible_text)."""
     status: str
     bar_name_w: int
     """The name width the bar's width is computed from: one value for every row keeps the bars of a
@@ -55,14 +59,20 @@ def lane_row(
     text.append("▌" if selected else " ", style=styles["primary"])
     text.append(indent + (f"{call.lane:>2} " if call.lane >= 0 else " · "), style=styles["muted"])
     text.append(parts.glyph + " ", style=styles[parts.role])
-    name = Text(parts.name, style="bold")
+    name = Text(visible_line(parts.name), style="bold")
     name.truncate(parts.name_w, overflow="ellipsis", pad=True)
     text.append(name)
     text.append(" ")
-    pieces = [(piece.replace("\n", " "), styles[role] if role is not None else "") for piece, role in parts.summary]
-    summary = Text(pieces[0][0], style=pieces[0][1])  # its style is also the padding's
-    for piece, style in pieces[1:]:
-        summary.append(piece, style=style)
+    base = parts.summary[0][1] if parts.summary else None
+    summary = Text(style=styles[base] if base is not None else "")  # its style is also the padding's
+    for piece, role in parts.summary:
+        for run, kind in visible_pieces(piece, one_row=True):
+            if kind == "mark":
+                summary.append(run, style=MARK + styles["error"])
+            elif kind == "newline":
+                summary.append(run, style=styles["primary"])
+            else:  # in the base style without a span of its own: one segment with the padding
+                summary.append(run, style=styles[role] if role not in (base, None) else None)
     summary.truncate(summary_w, overflow="ellipsis", pad=True)
     text.append(summary)
     if bar_w:

@@ -1,9 +1,10 @@
 """The tool-execution panel: what runs now, lane by lane, and a timeline of the run's finished calls.
 
-Each row is one call: its lane, name, input summary, a bar on the run's time axis (so overlaps show)
-and its timer or final status. Running shell calls get a second line: their last output line, a
-"no output for Ns" mark when quiet, and their timeout countdown. A 10 Hz timer redraws the timers
-only while something is active; it is paused when the run is idle.
+Each row is one call: its lane, name, what it does (a shell call's whole command, newlines shown as ⏎),
+a bar on the run's time axis (so overlaps show) and its timer or final status. Running shell calls get
+a second line: their last output line, a "no output for Ns" mark when quiet, and their timeout
+countdown. A 10 Hz timer redraws the timers only while something is active; it is paused when the run
+is idle.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from .agent_lanes import agent_row_parts, hidden_rows, lane_rows
-from .lane_row import RowParts, lane_row
+from .lane_row import MARK, RowParts, lane_row
 from .role_styles import RoleStyleCache
 from .tool_calls import ToolCall, ToolCalls
+from .visible_text import visible_text
 
 TICK = 0.1
 QUIET_AFTER_S = 3.0
@@ -157,7 +159,7 @@ class LanePanel(Widget, can_focus=True):
     @classmethod
     def _parts(cls, call: ToolCall, now: float) -> RowParts:
         name_w = min(10, max(4, len(call.name)))
-        summary = ((call.summary, "muted"),)
+        summary = ((call.subject, "muted"),)  # the whole command: a heredoc's body follows its ⏎ on the row
         role = PHASE_ROLE[call.phase]
         return RowParts(PHASE_GLYPH[call.phase], role, call.name, name_w, summary, cls._status(call, now), name_w)
 
@@ -196,7 +198,8 @@ class LanePanel(Widget, can_focus=True):
         left = call.timeout_s - call.elapsed(now)
         marks.append(f"timeout in {format_seconds(max(0.0, left))}")
         tail = "  " + " · ".join(marks)
-        line = Text(call.last_line or "(no output yet)", style=styles["muted"])
+        last = call.last_line or "(no output yet)"  # the command's own output: escapes shown, not obeyed
+        line = visible_text(last, one_row=True, style=styles["muted"], mark_style=MARK + styles["error"])
         line.truncate(max(0, width - len(text) - len(tail)), overflow="ellipsis", pad=True)
         text.append(line)
         text.append(tail, style=styles["warning"] if quiet > QUIET_AFTER_S else styles["muted"])

@@ -55,6 +55,17 @@ class ToolCall:
         return self.name in SHELL_TOOLS
 
     @property
+    def subject(self) -> str:
+        """What the call does, whole, for the person. For a shell call that is the entire command, here-
+        document bodies included: the core's summary keeps only its first line, cut at 200 characters (it
+        is also what the model is told), which would show `cat <<EOF` for a body that runs `$(…)`. A `!` command's summary
+        ("! CMD") already holds it whole."""
+        command = self.input.get("command") if self.is_shell else None
+        if not isinstance(command, str) or command in self.summary:
+            return self.summary
+        return command
+
+    @property
     def timeout_s(self) -> float:
         raw = self.input.get("timeout")
         try:
