@@ -108,9 +108,17 @@ def _main(argv: Sequence[str] | None) -> int:
     for d in args.add_dirs or []:
         if not d.is_dir():
             parser.error(f"--add-dir {d}: not a folder")
-    from .protocol.flags import settings_path
+    from .protocol.flags import settings_flag
 
-    settings_file = settings_path(args.settings, parser.error)
+    settings_value = settings_flag(args.settings, parser.error)  # a file, or JSON parsed in memory
+    settings_file = settings_value if isinstance(settings_value, Path) else None
+    settings_json = settings_value if isinstance(settings_value, dict) else None
+    from .core.trust import SettingSourcesError, parse_setting_sources
+
+    try:
+        setting_sources = parse_setting_sources(args.setting_sources)
+    except SettingSourcesError as exc:
+        parser.error(str(exc))
     protocol = args.input_format == "stream-json"
     if protocol and args.output_format != "stream-json":
         parser.error("--input-format stream-json needs --output-format stream-json")
@@ -149,6 +157,7 @@ def _main(argv: Sequence[str] | None) -> int:
         system_prompt=system_prompt,
         append_system_prompt=args.append_system_prompt,
         settings_file=settings_file,
+        settings_json=settings_json,
         session_id=args.session_id,
         resume=args.resume,
         continue_session=args.continue_session,
@@ -156,6 +165,7 @@ def _main(argv: Sequence[str] | None) -> int:
         session_name=args.session_name,
         model_pinned=bool(args.model or os.environ.get("ANTHROPIC_MODEL")),
         mcp_config=args.mcp_config,
+        setting_sources=setting_sources,
         strict_mcp_config=args.strict_mcp_config or None,
         thinking=args.thinking,
         max_thinking_tokens=args.max_thinking_tokens,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -57,10 +57,15 @@ class AgentSettings(BaseModel):
     append_system_prompt: str | None = None
     """Text added to the system prompt (--append-system-prompt)."""
     settings_file: Path | None = None
-    """An extra settings file (--settings)."""
+    """An extra settings file (--settings FILE)."""
+    settings_json: dict[str, Any] | None = Field(default=None, repr=False)
+    """`--settings '{...}'`, parsed and kept in memory only (its `env` block may hold secrets)."""
     session_id: str | None = None
     """Use this session id instead of a new one (--session-id); a UUID, as Claude Code requires (it names
     the transcript file, so anything else could put it anywhere)."""
+    setting_sources: list[Literal["user", "project", "local"]] | None = None
+    """Which settings files (and `.mcp.json`, memory files) are read at all (--setting-sources, the SDK's
+    setting_sources); None reads every source, [] none (core/trust.py)."""
     mcp_config: list[str] = Field(default_factory=list)
     """MCP server configs: files or JSON strings (--mcp-config)."""
     strict_mcp_config: bool = False

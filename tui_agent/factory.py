@@ -11,6 +11,7 @@ from .core.loop import Agent, LoopOptions
 from .core.model import ModelClient, ModelConfig
 from .core.permission_types import PERMISSION_MODES, AskHandler, PermissionPolicy
 from .core.session import OpenedSession, open_session
+from .core.access import ReadGate
 from .core.session.memory_context import ProjectMemory
 from .core.thinking import ThinkingChoice, ThinkingError, ThinkingState, choose
 from .core.user_settings import read_setting
@@ -50,6 +51,8 @@ def build_policy(settings: AgentSettings, session_id: str, on_notice: Callable[[
         settings.cwd.resolve(),
         mode=settings.permission_mode,
         settings_file=settings.settings_file,
+        settings_json=settings.settings_json,
+        setting_sources=settings.setting_sources,
         allowed_tools=list(settings.allowed_tools),
         disallowed_tools=list(settings.disallowed_tools),
         on_notice=on_notice,
@@ -80,7 +83,7 @@ def build_agent(
     extra = [*settings.add_dirs, *getattr(policy, "additional_directories", [])]
     workspace = Workspace.at(settings.cwd, tuple(d for d in extra if Path(d).is_dir()))
     model, demo = build_model_client(settings, scripted)
-    registry = ToolRegistry(tools if tools is not None else [*default_tools(), web_search_tool(settings, scripted, demo)])
+    registry = ToolRegistry(tools if tools is not None else [*default_tools(), web_search_tool(settings, scripted, demo, policy)])
     if settings.tools is not None:
         registry = registry.restricted(settings.tools)
     options = LoopOptions(
@@ -93,7 +96,9 @@ def build_agent(
     )
     memory = None
     if settings.memory:
-        memory = ProjectMemory(settings.cwd, on_notice=on_notice or (lambda level, text: emit(Notice.of(level, text))))  # type: ignore[arg-type]
+        memory = ProjectMemory(settings.cwd, on_notice=on_notice or (lambda level, text: emit(Notice.of(level, text))),  # type: ignore[arg-type]
+                               gate=ReadGate(workspace, policy), project_dir=getattr(policy, "project_dir", None),
+                               sources=settings.setting_sources)
         memory.load()
     agent = Agent(
         model=model,
@@ -114,6 +119,9 @@ def build_agent(
         attach_mcp(agent, settings, on_notice)
     # Tool processes get the environment without the credentials the settings of the moment withhold.
     agent.context.services[ENV_FILTER_KEY] = env_filter_source(policy)
+    from .core.sandbox.install import install_sandbox  # Bash and background shells inside bwrap when enabled
+
+    install_sandbox(agent, policy, on_notice or (lambda level, text: emit(Notice.of(level, text))))  # type: ignore[arg-type]
     small = small_model_name(settings, demo or scripted is not None)
     if small:  # WebFetch answers with it; without one it returns the page's Markdown
         from .tools.web_fetch import SmallModel
@@ -149,11 +157,14 @@ def thinking_choice(settings: AgentSettings, policy: Any, tell: Callable[[str, s
         return ThinkingChoice()
 
 
-def web_search_tool(settings: AgentSettings, scripted: Any, demo: bool) -> Any:
-    """The API's server-side web search, enabled only where the endpoint supports it."""
+def web_search_tool(settings: AgentSettings, scripted: Any, demo: bool, policy: Any = None) -> Any:
+    """The API's server-side web search, enabled only where the endpoint supports it, offered only while
+    no deny or ask rule names WebSearch (it can't be asked about once the request is sent)."""
+    from .core.permissions.server_tools import server_tool_offered
     from .tools.web_search import WebSearchTool, supported
 
-    return WebSearchTool(enabled=not demo and supported(settings.base_url, scripted))
+    offered = None if policy is None else (lambda: server_tool_offered(policy, WebSearchTool.name))
+    return WebSearchTool(enabled=not demo and supported(settings.base_url, scripted), offered=offered)
 
 
 def small_model_name(settings: AgentSettings, scripted: bool) -> str | None:

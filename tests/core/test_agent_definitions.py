@@ -66,7 +66,7 @@ class TestCatalog:
         write(tmp_path / ".claude/agents", "c.md", "---\nname: outside\ndescription: above the git root\n---\n")
         catalog = AgentCatalog(cwd, home)
         names = [d.name for d in catalog.definitions()]
-        assert names == ["general-purpose", "Explore", "shared", "local"]
+        assert names == ["general-purpose", "Explore", "Plan", "shared", "local"]
         assert catalog.find("shared").description == "from the repo"
 
     def test_outside_a_git_repository_only_the_working_folder(self, tmp_path: Path) -> None:

@@ -135,7 +135,7 @@ class TestParallelSubagents:
         h = make_harness(routes, tools=tools())
         await h.agent.run("MAIN: go")
         result = h.agent.history[2]["content"][0]
-        assert result["is_error"] and "Agent type 'nope' not found. Available agents: general-purpose, Explore" in texts(result)
+        assert result["is_error"] and "Agent type 'nope' not found. Available agents: general-purpose, Explore, Plan" in texts(result)
 
 
 class TestNesting:

@@ -303,9 +303,10 @@ class TestFlagsAndModes:
         assert messages[0].data["tools"] == ["Grep", "Read"] or sorted(messages[0].data["tools"]) == ["Grep", "Read"]
         assert messages[0].data["permissionMode"] == "acceptEdits"
         notes = "\n".join(run.stderr)
-        for flag in ("--fallback-model", "--include-hook-events", "--setting-sources",
+        for flag in ("--fallback-model", "--include-hook-events",
                      "--effort", "--betas", "--json-schema", "--plugin-dir"):
             assert notes.count(f"{flag} is accepted") == 1, flag
+        assert "--setting-sources is accepted" not in notes  # acted on: it chooses the settings files read
         assert "--max-thinking-tokens is accepted" not in notes  # acted on: the SDK's thinking budget reaches the request
         assert run.requests[0]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
         assert [t["name"] for t in run.requests[0]["tools"]] == ["Grep", "Read"] or sorted(t["name"] for t in run.requests[0]["tools"]) == ["Grep", "Read"]

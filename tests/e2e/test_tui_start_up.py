@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from tests.e2e.pty_app import PtyApp, wait
+from tests.ui.app_support import trust_for_tests
 from tui_agent.providers.scripted import Reply, ScriptedModel, ScriptedServer, Text
 
 
@@ -19,6 +20,7 @@ def test_keys_typed_during_start_up_and_right_after_the_first_frame_are_all_in_t
     env.update({"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "data"),
                 "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"), "ANTHROPIC_API_KEY": "sk-test",
                 "ANTHROPIC_BASE_URL": server.url})
+    trust_for_tests(tmp_path / "home", work)  # a folder the user trusted before: no trust question
     app = PtyApp([], env, work)
     try:
         app.send(b"typed while it starts")  # the interpreter is still importing: the terminal keeps them

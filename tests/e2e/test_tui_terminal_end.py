@@ -16,6 +16,7 @@ import pytest
 
 from tests.core.support import assert_history_valid
 from tests.e2e.pty_app import PtyApp, wait
+from tests.ui.app_support import trust_for_tests
 from tui_agent.providers.scripted import Reply, ScriptedModel, ScriptedServer, Text, ToolUse
 
 
@@ -43,6 +44,7 @@ def started(tmp_path: Path) -> Iterator[tuple[PtyApp, str, Path]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TUI_AGENT"))}
     env.update({"HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(data), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
                 "ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": server.url})
+    trust_for_tests(tmp_path / "home", work)  # a folder the user trusted before: no trust question
     app = PtyApp(["--allowedTools", "Bash"], env, work)
     try:
         assert app.wait_for_output(b"esc interrupt"), app.output[-2000:]

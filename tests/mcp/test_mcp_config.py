@@ -100,8 +100,31 @@ class TestApproval:
         s = load_mcp_configs(work).servers
         approvals = ProjectApprovals(work)
         assert [approvals.verdict(s[n]) for n in "abc"] == ["approved", "disabled", "pending"]
-        (work / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
+        (work / ".claude" / "settings.local.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
         assert ProjectApprovals(work).verdict(s["c"]) == "approved"
+
+    def test_a_committed_settings_file_cannot_approve_the_repositorys_servers(self, home, work):
+        """Issue 24 item 3: `.claude/settings.json` is the repository's; only the user's own files approve."""
+        write_mcp_json(work, {"a": {"command": "one"}, "b": {"command": "two"}})
+        (work / ".claude").mkdir()
+        (work / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True, "enabledMcpjsonServers": ["a"], "disabledMcpjsonServers": ["b"]}))
+        s = load_mcp_configs(work).servers
+        approvals = ProjectApprovals(work)
+        assert [approvals.verdict(s[n]) for n in "ab"] == ["pending", "disabled"]  # taking away still works
+        assert len(approvals.problems) == 2 and all("committed settings cannot decide" in p for p in approvals.problems)
+        (home / ".claude").mkdir()
+        (home / ".claude" / "settings.json").write_text(json.dumps({"enabledMcpjsonServers": ["a"]}))
+        assert ProjectApprovals(work).verdict(s["a"]) == "approved"
+        assert ProjectApprovals(work, settings_json={"enableAllProjectMcpServers": True}).enable_all  # --settings is the user's
+
+    def test_setting_sources_choose_which_files_approve_and_whether_mcp_json_is_read(self, home, work):
+        write_mcp_json(work, {"a": {"command": "one"}})
+        (work / ".claude").mkdir()
+        (work / ".claude" / "settings.local.json").write_text(json.dumps({"enabledMcpjsonServers": ["a"]}))
+        s = load_mcp_configs(work).servers
+        assert ProjectApprovals(work, setting_sources=["user", "project"]).verdict(s["a"]) == "pending"
+        assert ProjectApprovals(work, setting_sources=["local"]).verdict(s["a"]) == "approved"
+        assert load_mcp_configs(work, project=False).servers == {}
 
     def test_user_and_dynamic_servers_need_no_approval(self, home, work):
         write_claude_json(home, {"mcpServers": {"u": {"command": "x"}}})

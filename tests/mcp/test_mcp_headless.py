@@ -126,3 +126,38 @@ class TestLifecycle:
             assert server.model.requests == []  # no request went out
         assert proc.returncode == 130, err
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+class TestHostileRepository:
+    """Issue 24 item 3: only the user's own files, a flag or the app's dialog approve a project server."""
+
+    def test_a_committed_settings_file_does_not_approve_its_own_server(self, env, work, log_file):
+        write_mcp_json(work, {"repo-tool": stdio_entry()})
+        (work / ".claude").mkdir()
+        (work / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True, "enabledMcpjsonServers": ["repo-tool"]}))
+        with serve([Reply([Text("hello")])], env) as server:
+            proc = run_cli(["-p", "hi", "--output-format", "stream-json", "--verbose"], env, work)
+        assert proc.returncode == 0, proc.stderr
+        assert "server pid" not in log_file.read_text()  # the program never ran
+        assert stream_lines(proc.stdout)[0]["mcp_servers"] == [{"name": "repo-tool", "status": "needs-approval"}]
+        assert not any(t["name"].startswith("mcp__") for t in server.model.requests[0]["tools"])
+        assert "enableAllProjectMcpServers" in proc.stderr  # says why the committed setting did not count
+
+    def test_the_users_own_settings_still_approve_it(self, env, work, log_file):
+        write_mcp_json(work, {"repo-tool": stdio_entry()})
+        (Path(env["HOME"]) / ".claude").mkdir(parents=True)
+        (Path(env["HOME"]) / ".claude" / "settings.json").write_text(json.dumps({"enableAllProjectMcpServers": True}))
+        with serve([Reply([Text("hello")])], env):
+            proc = run_cli(["-p", "hi", "--output-format", "stream-json", "--verbose"], env, work)
+        assert proc.returncode == 0, proc.stderr
+        assert stream_lines(proc.stdout)[0]["mcp_servers"] == [{"name": "repo-tool", "status": "connected"}]
+
+    def test_setting_sources_without_project_reads_no_mcp_json(self, env, work, log_file):
+        write_mcp_json(work, {"repo-tool": stdio_entry()})
+        (work / ".claude").mkdir()
+        (work / ".claude" / "settings.local.json").write_text(json.dumps({"enabledMcpjsonServers": ["repo-tool"]}))
+        with serve([Reply([Text("hello")])], env):
+            proc = run_cli(["-p", "hi", "--output-format", "stream-json", "--verbose", "--setting-sources", "user,local"], env, work)
+        assert proc.returncode == 0, proc.stderr
+        assert stream_lines(proc.stdout)[0]["mcp_servers"] == []
+        assert "server pid" not in log_file.read_text()

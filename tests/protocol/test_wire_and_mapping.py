@@ -13,7 +13,7 @@ import pytest
 
 from tui_agent.core.events import AssistantMessageFinished, LoopEnded, Notice, RunStarted, TextDelta, ToolResultsSent
 from tui_agent.protocol.asker import PermissionReply, suggestion_updates
-from tui_agent.protocol.flags import settings_path
+from tui_agent.protocol.flags import settings_flag
 from tui_agent.protocol.mapping import PROTOCOL_VERSION, MessageMapper
 from tui_agent.protocol.wire import (
     ControlRequestLine,
@@ -128,14 +128,14 @@ class TestPermissionShapes:
 
 
 class TestSettingsFlag:
-    def test_a_json_string_becomes_a_settings_file(self):
+    def test_a_json_string_is_parsed_in_memory(self):
         errors: list[str] = []
-        path = settings_path('{"permissions": {"allow": ["Read"]}}', errors.append)
-        assert not errors and json.loads(Path(path).read_text()) == {"permissions": {"allow": ["Read"]}}
+        value = settings_flag('{"permissions": {"allow": ["Read"]}}', errors.append)
+        assert not errors and value == {"permissions": {"allow": ["Read"]}}
 
     def test_bad_json_is_named(self):
         errors: list[str] = []
-        settings_path("{not json", errors.append)
+        settings_flag("{not json", errors.append)
         assert errors and "not valid JSON" in errors[0]
 
 

@@ -7,7 +7,7 @@ from tui_agent.tools.registry import ToolRegistry
 
 EXPECTED_PARAMETERS = {
     "Agent": {"description", "prompt", "subagent_type", "model", "run_in_background", "isolation"},
-    "Bash": {"command", "timeout", "description", "run_in_background"},
+    "Bash": {"command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"},
     "Glob": {"pattern", "path"},
     "Grep": {"pattern", "path", "glob", "type", "output_mode", "-i", "-n", "-A", "-B", "-C", "multiline", "head_limit"},
     "Read": {"file_path", "offset", "limit"},

@@ -29,11 +29,23 @@ class FakeClock:
         self.now += seconds
 
 
-def isolate(monkeypatch: Any, root: Path) -> None:
-    """Keep sessions and user settings out of the real home."""
+def isolate(monkeypatch: Any, root: Path, *, trusted: bool = True) -> None:
+    """Keep sessions and user settings out of the real home; the test's folders are trusted in the scratch
+    home's config, as a user who said Yes once would have them (else the trust question waits)."""
     monkeypatch.setenv("HOME", str(root / "home"))
     monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "home" / ".config"))
+    if trusted:
+        trust_for_tests(root / "home", root)
+
+
+def trust_for_tests(home: Path, *folders: Path) -> None:
+    """Mark `folders` (and everything below them outside a repository) trusted in `home`'s tui-agent config."""
+    from tui_agent.core.trust import remember_trust
+
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
+        remember_trust(folder, home=home, config_dir=home / ".config" / "tui-agent")
 
 
 def project_at(folder: Path) -> Path:

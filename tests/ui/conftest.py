@@ -7,10 +7,12 @@ from typing import Any
 
 import pytest
 
-from tests.ui.app_support import isolate, project_at
+from tests.ui.app_support import isolate, project_at, trust_for_tests
 
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: Any) -> Path:
     isolate(monkeypatch, tmp_path)
-    return project_at(tmp_path / "project")
+    folder = project_at(tmp_path / "project")
+    trust_for_tests(tmp_path / "home", folder)  # still trusted when a test makes it a git repository
+    return folder

@@ -18,7 +18,7 @@ from tui_agent.factory import build_agent
 from tui_agent.providers.scripted import Reply, ScriptedModel, Text, ToolUse
 from tui_agent.ui.agent_runner import AgentRunner
 
-from tests.ui.app_support import build, isolate, project_at, transcript_text, until, until_idle
+from tests.ui.app_support import build, isolate, project_at, transcript_text, trust_for_tests, until, until_idle
 
 
 @pytest.fixture
@@ -108,8 +108,10 @@ def test_the_first_answer_finds_its_drawing_modules_already_imported(tmp_path: P
         "        print('missing', [m for m in NEEDED if m not in sys.modules])\n"
         "asyncio.run(main())\n"
     )
-    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / ".config")}
+    work = tmp_path / "work"
+    trust_for_tests(tmp_path, work)  # not the home folder, which asks the trust question on every start
+    out = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["warm"], out.stdout
 

@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 
-from tests.ui.app_support import isolate
-from tests.ui.scenes import finished_answer, interrupted_run, parallel_tools, subagents_running
+from tests.ui.app_support import isolate, trust_for_tests
+from tests.ui.scenes import SCENE_ROOT, finished_answer, interrupted_run, parallel_tools, subagents_running
 
 
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: Any) -> None:
     isolate(monkeypatch, tmp_path)
+    trust_for_tests(tmp_path / "home", SCENE_ROOT)  # the scenes' fixed folder, outside tmp_path
 
 
 def test_snapshot_parallel_tools_running(snap_compare: Any) -> None:

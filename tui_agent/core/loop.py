@@ -47,6 +47,7 @@ from .permission_types import AskHandler, PermissionPolicy
 from .results import DEFAULT_MESSAGE_BUDGET, ResultStore
 from .session import Session
 from .session.memory_context import ProjectMemory
+from .access import SERVICE_KEY as ACCESS_KEY, ReadGate
 from .stop_reasons import RESUME_PROMPT, SPLIT_THE_WORK, StopReasons, Verdict
 from .thinking import ThinkingState, apply_thinking
 
@@ -113,6 +114,8 @@ class Agent:
         self.denials: list[dict[str, Any]] = []
         self.results = ResultStore(session.dir, self.options.message_budget)
         self.context = ToolContext(workspace, session.dir, FileReadState())
+        # THE gate (core/access.py): every read for the model outside the tools asks it.
+        self.context.services[ACCESS_KEY] = ReadGate(lambda: self.context.workspace, policy)  # type: ignore[arg-type]
         self._system: list[dict[str, Any]] | None = None
         self._signal: AbortSignal | None = None
         self._executor: StreamingToolExecutor | None = None
@@ -141,6 +144,9 @@ class Agent:
         mcp = self.context.services.get("mcp")
         if mcp is not None:  # MCP servers stop with the session, with everything they started
             await mcp.close()
+        sandbox = self.context.services.get("sandbox")
+        if sandbox is not None:  # its network proxy, if it started one
+            await sandbox.close()
         stop_watching = getattr(self.policy, "stop_watching", None)
         if stop_watching is not None:
             await stop_watching()
@@ -342,7 +348,7 @@ class Agent:
         if executor is not None and executor.has_tools:
             results = [r.to_api() for r in await executor.get_remaining_results()]
         # A subdirectory's memory, loaded by this turn's file tools, comes right after the results.
-        notes: list[str] = self.memory.after_tools(message) if self.memory is not None and has_tools else []
+        notes: list[str] = self.memory.after_tools(message, results) if self.memory is not None and has_tools else []
         if verdict.action == "answer_cut_tool":
             if verdict.cut_tool_id is not None:
                 results = [r for r in results if r.get("tool_use_id") != verdict.cut_tool_id]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tools.base import ToolContext, ToolError
+from .access import gate_of
 
 # `@path` (up to whitespace) or `@"path with spaces"`, at the start or after whitespace.
 MENTION_RE = re.compile(r'(?:^|(?<=\s))@(?:"(?P<quoted>[^"\n]+)"|(?P<bare>[^\s"]+))')
@@ -64,17 +65,22 @@ def _existing(raw: str, ctx: ToolContext) -> Path | None:
 
 
 async def attach_mentions(text: str, ctx: ToolContext) -> Attachments:
-    """Read every file and list every folder that `text` mentions (inside the workspace only)."""
+    """Read every file and list every folder that `text` mentions that the gate (core/access.py) lets the
+    model see: inside the working folders or named by a Read allow rule, and no deny or ask rule on it."""
     from ..tools.read import ReadTool
 
     out = Attachments()
     read = ReadTool()
+    gate = gate_of(ctx.services, ctx.workspace)
     for raw in mentioned_paths(text):
         path = _existing(raw, ctx)
         if path is None or path in out.paths:
             continue
-        if not ctx.workspace.contains(path):
-            out.problems.append(f"@{raw} is outside the workspace; it was not attached.")
+        # As a Read of it would be: deny rules (on the name typed too), Read rules, the working folders.
+        access = gate.check(raw if ctx.workspace.resolve(raw) == path else path)
+        if not access.allowed:
+            outside = access.reason.endswith("is outside the workspace.")
+            out.problems.append(f"@{raw} is outside the workspace; it was not attached." if outside else f"@{raw} was not attached: {access.reason}")
             continue
         out.paths.append(path)
         if path.is_dir():

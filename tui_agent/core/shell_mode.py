@@ -59,6 +59,8 @@ class ShellCommand:
         emit(ToolQueued(self.id, "Bash", {"command": self.command}, f"! {self.command}", False, started))
         emit(ToolStarted(self.id, "Bash", 0, started))
         ctx = agent.context.for_call(self.id, lambda text: emit(ToolProgress(self.id, text)))
+        # The user's own command, as in Claude Code: never in the sandbox (core/sandbox), whatever the settings.
+        ctx.services = {k: v for k, v in ctx.services.items() if k != "sandbox"}
         self._task = asyncio.ensure_future(tool.call(BashInput(command=self.command), ctx))
         if self.interrupted:  # ESC came before the command started
             self._task.cancel()

@@ -6,8 +6,9 @@ credentials the user lets through.
   drops it; the file's other settings stay in force.
 - `allowEnvVars` is ours (Claude Code has no key that passes a variable; it ignores unknown keys under
   `credentials`): `["ANTHROPIC_API_KEY"]` lets a name withheld by default (tools/env_filter.py) through.
-  It widens what a tool sees, so only the user's own files (`~/.claude/settings.json`, tui-agent's own,
-  `--settings`) may set it; in a repository's `.claude/` files it is reported and ignored.
+  It widens what a tool sees, so only the user's own sources may set it (core/trust.py: `~/.claude/settings.json`,
+  tui-agent's own, `.claude/settings.local.json`, `--settings`); in a repository's committed
+  `.claude/settings.json` it is reported and ignored.
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from ..tools.env_filter import EnvFilter
+from .trust import may_set
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-USER_ORIGINS = ("user", "flag")
-"""Where a settings file may come from and still widen what tools see."""
 
 
 class _EnvVarEntry(BaseModel):
@@ -52,7 +52,7 @@ def credential_env_vars(raw: Any, path: str, origin: str) -> tuple[list[str], li
     for name in _entries(credentials, "allowEnvVars", path, problems):
         if not isinstance(name, str) or not ENV_NAME.match(name):
             problems.append(f"{path}: ignored sandbox.credentials.allowEnvVars entry {name!r}: not a variable name.")
-        elif origin not in USER_ORIGINS:
+        elif not may_set("sandbox.credentials.allowEnvVars", origin):
             problems.append(
                 f"{path}: ignored sandbox.credentials.allowEnvVars {name!r}: a project's settings cannot pass a credential to "
                 "tools (put it in ~/.claude/settings.json)."

@@ -8,18 +8,14 @@ this sits on the path to the first frame.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 # dest -> the flag as the user wrote it, for flags accepted but not (yet) acted on.
 UNSUPPORTED: dict[str, str] = {
     "fallback_model": "--fallback-model",
     "include_hook_events": "--include-hook-events",
-    "setting_sources": "--setting-sources",
     "effort": "--effort",
     "json_schema": "--json-schema",
     "betas": "--betas",
@@ -51,11 +47,12 @@ def add_sdk_flags(p: argparse.ArgumentParser) -> None:
             p.add_argument(*(f for f in flags if f not in p._option_string_actions), **kwargs)  # type: ignore[arg-type]
     p.add_argument("--thinking", choices=["enabled", "adaptive", "disabled"], help="extended thinking (as claude-agent-sdk passes it)")
     p.add_argument("--max-thinking-tokens", type=int, metavar="N", help="think with a budget of N tokens; 0 turns thinking off (also MAX_THINKING_TOKENS)")
+    p.add_argument("--setting-sources", metavar="SOURCES",
+                   help="which settings files are read: a comma-separated list of user, project, local (\"\" reads none)")
     p.add_argument("--thinking-display", choices=["summarized", "omitted"], help="how the API returns thinking text")
     g = p.add_argument_group("accepted for compatibility (no effect yet)")
     g.add_argument("--fallback-model")
     g.add_argument("--include-hook-events", action="store_true")
-    g.add_argument("--setting-sources")
     g.add_argument("--effort")
     g.add_argument("--json-schema")
     g.add_argument("--betas")
@@ -76,9 +73,9 @@ def unsupported_flags(args: argparse.Namespace) -> list[str]:
     return given
 
 
-def settings_path(value: str | None, error: Callable[[str], object]) -> Path | None:
-    """`--settings` takes a file or a JSON object (as the SDK passes it); an object is kept in a file
-    named by its content, so the settings machinery reads and reports it like any other file."""
+def settings_flag(value: str | None, error: Callable[[str], object]) -> Path | dict[str, Any] | None:
+    """`--settings` takes a file or a JSON object (as the SDK passes it). An object is returned parsed and
+    stays in memory: nothing goes to a shared temp folder, where another user could plant or read it."""
     if value is None:
         return None
     text = value.strip()
@@ -94,10 +91,5 @@ def settings_path(value: str | None, error: Callable[[str], object]) -> Path | N
         return None
     if not isinstance(obj, dict):
         error("--settings: the JSON must be an object")
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    path = Path(tempfile.gettempdir()) / f"tui-agent-settings-{digest}.json"
-    if not path.is_file():
-        part = path.with_name(f"{path.name}.{os.getpid()}.part")
-        part.write_text(json.dumps(obj), encoding="utf-8")
-        os.replace(part, path)  # whole or absent, even with two sessions starting at once
-    return path
+        return None
+    return obj

@@ -49,6 +49,7 @@ class MessageMapper:
         self.api_key_source = api_key_source
         self.last_stop_reason: str | None = None
         self.model = ""
+        self.mcp_servers: list[dict[str, Any]] = []  # the init message's statuses, once the servers started
 
     def map(self, event: Event) -> list[Out]:
         if isinstance(event, RunStarted):
@@ -82,7 +83,7 @@ class MessageMapper:
             "cwd": event.cwd,
             "session_id": event.session_id,
             "tools": list(event.tools),
-            "mcp_servers": [],
+            "mcp_servers": list(self.mcp_servers),
             "model": event.model,
             "permissionMode": self.permission_mode(),
             "slash_commands": ["compact"],

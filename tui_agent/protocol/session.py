@@ -123,15 +123,21 @@ class ProtocolSession:
                 kill_everything_now()
                 os._exit(SIGNAL_EXIT.get(received[0], 130))
             received.append(signum)
+            mcp.cancel()
             self._prompts.put_nowait(None)
             self._abort("interrupted by user" if signum == signal.SIGINT else f"interrupted by {signal.Signals(signum).name}")
 
         for signum in SIGNAL_EXIT:
             loop.add_signal_handler(signum, on_signal, signum)
+        mcp = loop.create_task(self._start_mcp_servers())  # beside the reader: `initialize` is answered meanwhile
         reader = loop.create_task(self._read())
         last_error = False
         try:
             while (prompt := await self._prompts.get()) is not None and not received:
+                if not mcp.done():
+                    await asyncio.gather(mcp, return_exceptions=True)  # the first request has their tools
+                    if received:
+                        break
                 instructions = compact_command(prompt) if isinstance(prompt, str) else None
                 if instructions is not None:
                     last_error = await self._compact(instructions)
@@ -141,11 +147,26 @@ class ProtocolSession:
             for signum in SIGNAL_EXIT:
                 loop.remove_signal_handler(signum)
             reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)
+            mcp.cancel()
+            await asyncio.gather(reader, mcp, return_exceptions=True)
             await self.agent.close()
         if received:
             return SIGNAL_EXIT[received[0]]
         return 1 if last_error else 0
+
+    async def _start_mcp_servers(self) -> None:
+        """As in `-p`: no one is asked, so the servers the user's own settings, `--mcp-config` (the SDK's
+        `mcp_servers`) or flags approved start, each waited for up to its time-out; a project server
+        nobody approved is named and skipped."""
+        from ..core.mcp import mcp_manager
+
+        manager = mcp_manager(self.agent)
+        if manager is None:
+            return
+        for line in manager.skipped_lines():
+            self.channel.note(line)
+        await manager.wait_all()
+        self.mapper.mcp_servers = [s.for_init() for s in manager.statuses()]
 
     def _abort(self, reason: str) -> None:
         self.agent.abort(reason)

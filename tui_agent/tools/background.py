@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Sequence
 
 from pydantic import Field
 
@@ -112,10 +112,12 @@ class BackgroundShells:
         return shells
 
     async def start(
-        self, command: str, cwd: Path, env: dict[str, str] | None = None, env_filter: EnvFilter | None = None
+        self, command: str, cwd: Path, env: dict[str, str] | None = None, env_filter: EnvFilter | None = None,
+        prefix: Sequence[str] = (),
     ) -> BackgroundShell:
+        """`prefix`: what runs the shell (the sandbox's bwrap command line), empty to run it as it is."""
         self._count += 1
-        spawned = await processes.spawn_shell(command, cwd, env, env_filter=env_filter)
+        spawned = await processes.spawn_shell(command, cwd, env, env_filter=env_filter, prefix=prefix)
         shell = BackgroundShell(f"bash_{self._count}", command, spawned)
         self._shells[shell.id] = shell
         return shell

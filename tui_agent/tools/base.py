@@ -165,6 +165,10 @@ class Tool(Generic[InputT]):
     def is_enabled(self) -> bool:
         return True
 
+    def is_offered(self) -> bool:
+        """Whether the next request offers it (asked per request; `is_enabled` once, when the registry is made)."""
+        return True
+
     def is_read_only(self, input: InputT) -> bool:
         return False
 

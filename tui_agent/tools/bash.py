@@ -15,6 +15,7 @@ from .background import BackgroundShells
 from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
 from .env_filter import env_filter
 from .shell_output import OutputCapture, ProgressLines
+from .shell_sandbox import DATA_KEY as SANDBOXED, launch_for
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -43,6 +44,10 @@ class BashInput(ToolInput):
         description=(
             "Set to true to run this command in the background. Use BashOutput to read the output later."
         ),
+    )
+    dangerouslyDisableSandbox: bool | None = Field(
+        None,
+        description="Set this to true to dangerously override sandbox mode and run commands without sandboxing.",
     )
 
 
@@ -109,14 +114,20 @@ Usage notes:
     async def call(self, input: BashInput, ctx: ToolContext) -> ToolOutput:
         command, env = await _hardened(input.command, ctx.workspace.root)
         withheld = env_filter(ctx)  # the settings of the moment: no credential reaches the shell
+        # In the OS sandbox when the session has one on (core/sandbox): its argv prefix and proxy variables.
+        launch = await launch_for(ctx, input.command, bool(input.dangerouslyDisableSandbox))
+        prefix = launch.prefix if launch is not None else ()
+        if launch is not None:
+            env = {**(env or {}), **launch.env}
         if input.run_in_background:
-            shell = await BackgroundShells.of(ctx).start(command, ctx.workspace.root, env, withheld)
+            shell = await BackgroundShells.of(ctx).start(command, ctx.workspace.root, env, withheld, prefix=prefix)
             return ToolOutput(
                 f"Command running in background with ID: {shell.id}",
-                data={"type": "background_shell", "id": shell.id},
+                data={"type": "background_shell", "id": shell.id, SANDBOXED: launch is not None},
             )
         timeout_s = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
-        shell = await processes.spawn_shell(command, ctx.workspace.root, env, foreground=True, env_filter=withheld)
+        shell = await processes.spawn_shell(command, ctx.workspace.root, env, foreground=True, env_filter=withheld, prefix=prefix)
+        data = {"type": "bash", SANDBOXED: True} if launch is not None else None
         capture = OutputCapture(ctx.tool_results_dir / f"{ctx.tool_use_id or f'bash-{shell.pid}'}.txt", owned_from=ctx.session_dir)
         lines = ProgressLines(ctx.progress)
         pump = asyncio.create_task(_pump(shell.stdout, capture, lines))
@@ -144,15 +155,15 @@ Usage notes:
         full_path = capture.spill_path if capture.spilled else None
         if timed_out:
             note = f"Command timed out after {timeout_s:g}s"
-            return ToolOutput(f"{output}\n{note}" if output else note, is_error=True, full_output_path=full_path)
+            return ToolOutput(f"{output}\n{note}" if output else note, is_error=True, data=data, full_output_path=full_path)
         code = shell.returncode or 0
         if code < 0:  # killed by a signal: report it as the shell would
             code = 128 - code
         if code != 0:
             note = f"Exit code {code}"
-            return ToolOutput(f"{output}\n{note}" if output else note, is_error=True, full_output_path=full_path)
+            return ToolOutput(f"{output}\n{note}" if output else note, is_error=True, data=data, full_output_path=full_path)
         # Empty output stays empty: the results pipeline says "(Bash completed with no output)".
-        return ToolOutput(output, full_output_path=full_path)
+        return ToolOutput(output, data=data, full_output_path=full_path)
 
 
 async def _hardened(command: str, root: Path) -> tuple[str, dict[str, str] | None]:

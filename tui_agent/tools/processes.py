@@ -17,7 +17,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import psutil
 
@@ -112,17 +112,19 @@ class Shell:
 
 
 async def spawn_shell(
-    command: str, cwd: Path, env: dict[str, str] | None = None, *, foreground: bool = False, env_filter: EnvFilter | None = None
+    command: str, cwd: Path, env: dict[str, str] | None = None, *, foreground: bool = False, env_filter: EnvFilter | None = None,
+    prefix: Sequence[str] = (),
 ) -> Shell:
     """Start `bash -c command` in its own session, stdin closed, stderr merged into stdout, with the
     environment `shell_env` makes (`env` added, `env_filter` applied).
     `foreground`: a tool waits for it, so ESC stops it (`stop_foreground_now`); a background shell lives on.
+    `prefix`: what runs `bash` (the sandbox's bwrap line); it stays in the shell's group, so stops reach it.
 
     The shell runs (and may fork) before the spawn returns; a cancel that lands in that window must
     not leave it behind, so the spawn finishes in a task of its own and a cancelled caller stops the
     whole tree before the cancel goes on."""
     marker = uuid.uuid4().hex
-    spawn = asyncio.ensure_future(_spawn(command, cwd, marker, shell_env(marker, env, env_filter), foreground))
+    spawn = asyncio.ensure_future(_spawn(command, cwd, marker, shell_env(marker, env, env_filter), foreground, prefix))
     try:
         return await asyncio.shield(spawn)
     except asyncio.CancelledError:
@@ -152,12 +154,14 @@ async def _stop_spawned(spawn: "asyncio.Future[Shell]", marker: str) -> None:
     shell.close()
 
 
-async def _spawn(command: str, cwd: Path, marker: str, env: dict[str, str], foreground: bool = False) -> Shell:
+async def _spawn(
+    command: str, cwd: Path, marker: str, env: dict[str, str], foreground: bool = False, prefix: Sequence[str] = ()
+) -> Shell:
     loop = asyncio.get_running_loop()
     transport, protocol = await loop.subprocess_exec(
         # A bigger stream buffer than asyncio's 64 KB default: fewer wake-ups on fast output.
         lambda: _ShellProtocol(limit=1 << 20, loop=loop),
-        "bash", "-c", command,
+        *prefix, "bash", "-c", command,
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

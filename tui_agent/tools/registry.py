@@ -29,14 +29,15 @@ class ToolRegistry:
         return tuple(t.name for t in self._tools)
 
     def api_definitions(self) -> list[dict[str, Any]]:
-        return [t.api_definition() for t in self._tools]
+        return [t.api_definition() for t in self._tools if t.is_offered()]
 
     def decorate_request(self, request: dict[str, Any]) -> dict[str, Any]:
         """The request as sent: a registry with deferred tools (MCP) marks and names them here."""
         return request
 
-    def restricted(self, names: Iterable[str] | None = None, exclude: Iterable[str] = ()) -> "ToolRegistry":
-        """A registry holding only `names` (all when None), minus `exclude`; unknown names are ignored."""
+    def restricted(self, names: Iterable[str] | None = None, exclude: Iterable[str] = (), *, read_only: bool = False) -> "ToolRegistry":
+        """A registry holding only `names` (all when None), minus `exclude`; unknown names are ignored.
+        `read_only` matters to registries that add tools of their own (MCP: only read-only-hinted ones)."""
         keep = None if names is None else set(names)
         drop = set(exclude)
         return ToolRegistry(

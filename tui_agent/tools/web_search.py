@@ -6,12 +6,16 @@ blocks, which the loop keeps in the history exactly as received (no tool_result 
 conversation draws. The tool is hidden where the endpoint does not support it: a custom base URL (a proxy,
 a local model) unless `TUI_AGENT_WEB_SEARCH=1`, a scripted model unless it says so, and any endpoint that
 answered a request offering it with a 400 naming it (the request is then sent again without it).
+
+Nobody can be asked about a search the API runs on its own, so the tool is offered only while the rules let
+WebSearch run unasked (the `offered` check the factory gives it, asked per request): `--disallowedTools
+WebSearch`, a deny or an ask rule naming it keep it out of the request; `--tools` without it too.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 from urllib.parse import urlsplit
 
 from pydantic import Field
@@ -81,11 +85,15 @@ class WebSearchTool(Tool[WebSearchInput]):
     Input = WebSearchInput
     description: ClassVar[str] = "Search the web (the API's server-side web search). Results come back as search result blocks."
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, enabled: bool = True, offered: Callable[[], bool] | None = None) -> None:
         self._enabled = enabled
+        self._offered = offered
 
     def is_enabled(self) -> bool:
         return self._enabled
+
+    def is_offered(self) -> bool:
+        return self._offered() if self._offered is not None else True
 
     def is_read_only(self, input: WebSearchInput) -> bool:
         return True

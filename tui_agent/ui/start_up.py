@@ -3,8 +3,9 @@
 The first frame needs Textual, the widgets on screen and what they show (the model, the demo marker,
 the permission mode, the folder: read from the raw settings). Right after it: the garbage collector
 comes back on (gc_pause.py), the parsed styles are saved for the next start (css_cache.py), the
-settings are validated (pydantic), the session is chosen and the agent is built on the core's thread
-(building imports every tool and the shell parser). Keys
+settings are validated (pydantic), a new folder's trust question is asked (ui/screens/trust.py), the
+session is chosen and the agent is built on the core's thread (building imports every tool and the shell
+parser). Keys
 typed meanwhile are in the prompt as soon as the app takes them; prompts sent before the agent is
 ready wait in the queue.
 """
@@ -71,7 +72,9 @@ def after_first_frame(app: "TuiAgentApp") -> None:
         app.start_error = f"tui-agent: error: {problems} (see tui-agent --help)"
         app.exit(SETTINGS_ERROR_EXIT, return_code=SETTINGS_ERROR_EXIT)
         return
-    build_agent(app)
+    from .screens.trust import trust_first
+
+    trust_first(app, then=build_agent)  # a new folder: nothing it configures runs before the user trusts it
 
 
 def report_start_error(app: "TuiAgentApp") -> None:
@@ -104,10 +107,20 @@ def build_agent(app: "TuiAgentApp") -> None:
 
 
 def agent_built(app: "TuiAgentApp", built: "Future[Agent]") -> None:
-    if built.exception() is not None:
-        app.conversation.notice("error", f"The agent could not start: {built.exception()}", now=True)
+    from .agent_runner import BuildRefused
+
+    failed = built.exception()
+    if isinstance(failed, BuildRefused):  # e.g. sandbox.failIfUnavailable: refuse to start, as Claude Code does
+        app.start_error = failed.message
+        app.exit(failed.status, return_code=failed.status)  # the message goes to stderr once the screen is gone
+        return
+    if failed is not None:
+        app.conversation.notice("error", f"The agent could not start: {failed}", now=True)
         return
     agent = app.agent = built.result()
+    sandbox = agent.context.services.get("sandbox")
+    if sandbox is not None:  # lanes and cells mark the commands that run inside it
+        app.calls.sandbox_probe = sandbox.will_sandbox
     if app.freeze_after_start:
         from .warm_up import freeze_the_start
 
@@ -132,7 +145,9 @@ def agent_built(app: "TuiAgentApp", built: "Future[Agent]") -> None:
     from .screens.mcp import start_mcp
 
     start_mcp(app)  # in the background: their tools join the next request once connected
-    app.start_queued()
+    from .screens.memory_imports import ask_memory_imports
+
+    ask_memory_imports(app, then=app.start_queued)  # outside CLAUDE.md imports asked about before the first prompt
 
 
 def _warm_up() -> None:

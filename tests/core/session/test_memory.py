@@ -57,7 +57,8 @@ class TestImports:
         write(work / "docs" / "b.md", "B")
         write(tmp_path / "h" / "prefs.md", "prefs")
         write(work / ".claude" / "CLAUDE.md", "dot")
-        files = MemoryReader(work, home=tmp_path / "h", managed=tmp_path / "none")
+        prefs = (tmp_path / "h" / "prefs.md").resolve()  # outside the project: loads once approved
+        files = MemoryReader(work, home=tmp_path / "h", managed=tmp_path / "none", approved=lambda real: real == prefs)
         monkeypatch.setenv("HOME", str(tmp_path / "h"))
         got = files.startup()
         assert [f.content for f in got] == ["see @docs/a.md and @~/prefs.md\n\nthen more", "A imports @b.md", "B", "prefs", "dot"]

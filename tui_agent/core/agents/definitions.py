@@ -71,6 +71,8 @@ class AgentDefinition(BaseModel):
     """The Markdown body: the subagent's whole system prompt."""
     source: str = "built-in"
     """Where it was defined: `built-in` or the file's path."""
+    read_only: bool = False
+    """Explore and Plan: only read-only tools, MCP ones included (a server's `readOnlyHint`)."""
 
     @field_validator("tools", mode="before")
     @classmethod
@@ -140,6 +142,19 @@ EXPLORE_PROMPT = (
     + _ENV_NOTE
 )
 
+PLAN_PROMPT = (
+    "You are a software architect and planning specialist for tui-agent. Explore the codebase and design an "
+    "implementation plan for the task you are given.\n\n"
+    "=== CRITICAL: READ-ONLY MODE - NO FILE MODIFICATIONS ===\n"
+    "You must not create, modify, delete, move or copy files, and you must not run commands that change the "
+    "system state. Use Bash only for read-only commands (ls, git status, git log, git diff, find, cat, head, tail).\n\n"
+    "End with a step-by-step plan: the files to change and why, the order of the changes, the trade-offs you "
+    "weighed, and how to verify the result." + _ENV_NOTE
+)
+
+# What Claude Code's read-only built-ins (Explore, Plan) never get; MCP tools are limited by `read_only`.
+READ_ONLY_EXCLUDED = ["Agent", "ExitPlanMode", "Edit", "Write", "NotebookEdit", "TodoWrite"]
+
 BUILT_IN: tuple[AgentDefinition, ...] = (
     AgentDefinition(
         name=GENERAL_PURPOSE,
@@ -158,8 +173,20 @@ BUILT_IN: tuple[AgentDefinition, ...] = (
             'review or audit it. Specify search breadth: "medium" for moderate exploration, "very thorough" for '
             "multiple locations and naming conventions."
         ),
-        disallowedTools=["Agent", "Edit", "Write", "NotebookEdit", "TodoWrite"],
+        disallowedTools=READ_ONLY_EXCLUDED,
         system_prompt=EXPLORE_PROMPT,
+        read_only=True,
+    ),
+    AgentDefinition(
+        name="Plan",
+        description=(
+            "Software architect agent for designing implementation plans. Use this when you need to plan the "
+            "implementation strategy for a task. Returns step-by-step plans, identifies critical files, and "
+            "considers architectural trade-offs."
+        ),
+        disallowedTools=READ_ONLY_EXCLUDED,
+        system_prompt=PLAN_PROMPT,
+        read_only=True,
     ),
 )
 

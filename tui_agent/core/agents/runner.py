@@ -149,7 +149,7 @@ class SubagentHost:
         excluded = list(definition.disallowed_tools)
         if self.depth + 1 >= MAX_DEPTH:
             excluded.append(AGENT_TOOL)
-        registry = parent.registry.restricted(allowed, exclude=excluded)
+        registry = parent.registry.restricted(allowed, exclude=excluded, read_only=definition.read_only)
         model_name = resolve_model(model or definition.model, parent.model.config.model)
         client = parent.model if model_name == parent.model.config.model else SharedModelClient(parent.model, model_name)
         options = LoopOptions(

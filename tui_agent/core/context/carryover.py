@@ -1,6 +1,9 @@
 """What a compacted history carries besides the summary, read afresh: the person's most recent prompts in
 their own words (up to ~20 k tokens), the todo list, and the files read most recently, re-attached from
-disk (at most 5, ~5 k tokens each). Each is a `<system-reminder>` text block of the first message."""
+disk (at most 5, ~5 k tokens each). Each is a `<system-reminder>` text block of the first message.
+
+A file is re-attached only when its tool call succeeded (its tool_result is not an error: a denied or
+failed Read brings nothing back) and the gate (core/access.py) still lets the model see it now."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ...tools.base import FileReadState
+from ..access import ReadGate, read_head
 from ...tools.text_files import decode, numbered, split_lines
 from ..history import INTERRUPT_NOTE
 from ..stop_reasons import RESUME_PROMPT, SPLIT_THE_WORK
@@ -67,41 +71,59 @@ def todos_block(todos: list[dict[str, Any]]) -> str:
     return "<system-reminder>\nThe todo list (TodoWrite) when the conversation was compacted:\n" + "\n".join(lines) + "\n</system-reminder>"
 
 
-def recent_files(history: list[dict[str, Any]], limit: int = MAX_FILES) -> list[Path]:
-    """The files the conversation's file tools touched most recently, newest first, that still exist."""
+def _succeeded(history: list[dict[str, Any]]) -> set[str]:
+    """The ids of tool calls whose result is not an error."""
+    return {
+        b.get("tool_use_id", "")
+        for m in history
+        if m.get("role") == "user" and not isinstance(m.get("content"), str)
+        for b in m.get("content") or []
+        if b.get("type") == "tool_result" and not b.get("is_error")
+    }
+
+
+def recent_files(history: list[dict[str, Any]], limit: int = MAX_FILES, gate: ReadGate | None = None) -> list[Path]:
+    """The files the conversation's file tools touched most recently and successfully, newest first, that
+    still exist and that `gate` (when given) still allows."""
+    ok = _succeeded(history)
     seen: list[Path] = []
     for message in reversed(history):
         if message.get("role") != "assistant" or isinstance(message.get("content"), str):
             continue
         for block in reversed(message["content"]):
-            if block.get("type") != "tool_use" or block.get("name") not in FILE_TOOLS:
+            if block.get("type") != "tool_use" or block.get("name") not in FILE_TOOLS or block.get("id") not in ok:
                 continue
             raw = (block.get("input") or {}).get("file_path") or (block.get("input") or {}).get("notebook_path")
             if not isinstance(raw, str) or not raw:
                 continue
             path = Path(raw)
-            if path not in seen and path.is_file():
-                seen.append(path)
+            if path in seen or not path.is_file() or (gate is not None and not gate.check(path).allowed):
+                continue
+            seen.append(path)
             if len(seen) >= limit:
                 return seen
     return seen
 
 
 def file_block(path: Path, budget: int = FILE_TOKENS) -> str | None:
-    """The file as the Read tool would show it, cut to `budget` tokens; None for binary or unreadable."""
-    try:
-        data = path.read_bytes()
-    except OSError:
+    """The file as the Read tool would show it, cut to `budget` tokens; None for binary or unreadable.
+    Callers ask the gate first (recent_files does)."""
+    limit = budget * CHARS_PER_TOKEN
+    head = read_head(path, limit * 2)  # enough for what is shown; never the whole of a big file
+    if head is None:
         return None
+    data = head.data
+    if head.cut and b"\n" in data:  # end on a whole line, not inside a character
+        data = data[: data.rindex(b"\n") + 1 + (data[:2] == b"\xff\xfe")]
     decoded = decode(data)
     if decoded is None:
         return None
     lines = split_lines(decoded[0])
     text = numbered(lines, 1) if lines else ""
-    limit = budget * CHARS_PER_TOKEN
-    if len(text) > limit:
+    if len(text) > limit or head.cut:
         shown = text[:limit].rsplit("\n", 1)[0]
-        text = f"{shown}\n[... the file continues: {len(lines)} lines in all; Read it with offset/limit for the rest ...]"
+        total = "" if head.cut else f": {len(lines)} lines in all"
+        text = f"{shown}\n[... the file continues{total}; Read it with offset/limit for the rest ...]"
     call = json.dumps({"file_path": str(path)})
     return f"<system-reminder>\nCalled the Read tool with the following input: {call}\nResult of calling the Read tool:\n{text}\n</system-reminder>"
 
@@ -113,7 +135,8 @@ class Carryover:
     """The files re-attached: the only ones counted as read after the compaction."""
 
 
-def carryover(history: list[dict[str, Any]], todos: list[dict[str, Any]] | None, *, whole: bool = True) -> Carryover:
+def carryover(history: list[dict[str, Any]], todos: list[dict[str, Any]] | None, *, whole: bool = True,
+              gate: ReadGate | None = None) -> Carryover:
     """What the first message carries; a partial compaction (`whole=False`, the newest messages kept
     verbatim) carries only the todo list: the kept messages hold the recent prompts and reads."""
     out = Carryover()
@@ -123,7 +146,7 @@ def carryover(history: list[dict[str, Any]], todos: list[dict[str, Any]] | None,
         out.blocks.append({"type": "text", "text": prompts_block(prompts)})
     if todos:
         out.blocks.append({"type": "text", "text": todos_block(todos)})
-    for path in recent_files(history) if whole else []:
+    for path in recent_files(history, gate=gate) if whole else []:
         text = file_block(path)
         if text is not None:
             out.blocks.append({"type": "text", "text": text})

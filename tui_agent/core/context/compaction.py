@@ -25,6 +25,7 @@ from ..events import CompactionFinished, CompactionProgress, CompactionStarted, 
 from ..history import last_text
 from ..model import MessageAssembler, ModelClient, ModelError, final_error, retry_plan
 from .carryover import carryover, read_state_for
+from ..access import gate_of
 from .precompact import run_pre_compact_hooks
 from .summary import continuation_text, extract_summary, instruction
 from .window import OUTPUT_RESERVE_CAP
@@ -157,7 +158,8 @@ class Compaction:
         kept = history[len(history) - self.kept :] if self.kept else []
         metas: list[dict[str, Any] | None] = [None] * len(kept)
         text = continuation_text(summary, agent.session.transcript_path, resume_directly=self.trigger != "manual")
-        carried = carryover(history, agent.context.services.get("todos"), whole=not kept)
+        carried = carryover(history, agent.context.services.get("todos"), whole=not kept,
+                            gate=gate_of(agent.context.services, agent.context.workspace))
         # As a resume reads it back: the summary line's string, joined by the carried blocks' line.
         first = {"role": "user", "content": [{"type": "text", "text": text}, *carried.blocks] if carried.blocks else text}
         history[:] = [first, *kept]

@@ -21,6 +21,8 @@ from typing import Any, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from .. import trust
+
 Scope = Literal["dynamic", "local", "project", "user"]
 SCOPE_ORDER: tuple[Scope, ...] = ("dynamic", "local", "project", "user")
 MCP_JSON = ".mcp.json"
@@ -64,6 +66,8 @@ class ServerConfig:
     entry_hash: str
     error: str = ""
     """Why it cannot run as written (invalid entry, missing variables); empty when it can."""
+    raw: Any = field(default=None, compare=False, repr=False)
+    """The entry as written, `${VAR}` unexpanded: what the approval dialog shows (never the values)."""
 
     @property
     def transport(self) -> str:
@@ -150,7 +154,7 @@ def parse_servers(raw: Any, *, scope: Scope, source: str, env: Mapping[str, str]
         error = f"missing environment variables: {', '.join(dict.fromkeys(missing))}" if missing else ""
         if error:
             problems.append(f"{source}: MCP server {name!r}: {error}")
-        servers[name] = ServerConfig(name, scope, source, config, digest, error)
+        servers[name] = ServerConfig(name, scope, source, config, digest, error, raw=entry)
     return servers, problems
 
 
@@ -169,8 +173,7 @@ def mcp_json_files(cwd: Path) -> list[Path]:
     return [folder / MCP_JSON for folder in reversed((cwd, *cwd.parents))]
 
 
-def claude_json_path(home: Path) -> Path:
-    return Path(os.environ.get("CLAUDE_CONFIG_DIR", "")) / ".claude.json" if os.environ.get("CLAUDE_CONFIG_DIR") else home / ".claude.json"
+claude_json_path = trust.claude_json_path
 
 
 def load_dynamic(values: Sequence[str], cwd: Path, env: Mapping[str, str]) -> tuple[dict[str, ServerConfig], list[str]]:
@@ -210,8 +213,10 @@ def load_mcp_configs(
     mcp_config: Sequence[str] = (),
     strict: bool = False,
     env: Mapping[str, str] | None = None,
+    project: bool = True,
 ) -> McpConfigSet:
-    """Every server for `cwd`, by Claude Code's precedence. Raises McpConfigError for a bad `--mcp-config`."""
+    """Every server for `cwd`, by Claude Code's precedence. Raises McpConfigError for a bad `--mcp-config`.
+    `project=False` (--setting-sources without "project") reads no `.mcp.json`."""
     env = os.environ if env is None else env
     cwd = cwd.resolve()
     home = (home or Path.home()).resolve()
@@ -233,7 +238,7 @@ def load_mcp_configs(
                     by_scope["local"], problems = parse_servers(entry["mcpServers"], scope="local", source=f"{claude_json} (project {key})", env=env)
                     result.problems += problems
                     break
-        for path in mcp_json_files(cwd):
+        for path in mcp_json_files(cwd) if project else []:
             result.watched_files.append(path)
             data = _read_json(path, result.problems)
             if data is None:

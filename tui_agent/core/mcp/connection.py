@@ -93,6 +93,8 @@ class McpConnection:
         self._owner: asyncio.AbstractEventLoop | None = None  # where on_change and progress are called
         self._ready = asyncio.Event()  # these two are used on the MCP loop only
         self._stop = asyncio.Event()
+        # A project's stdio server runs in the session's sandbox when it is on (core/sandbox: `program_argv`).
+        self.sandbox: Any = None
 
     @property
     def name(self) -> str:
@@ -193,7 +195,11 @@ class McpConnection:
                 cwd = self.cwd / cwd
             # The whole environment, like a shell would give it (tokens the server needs), plus ours.
             env = {**os.environ, **entry.env, MARKER_ENV: self._marker}
-            params = StdioServerParameters(command=entry.command, args=entry.args, env=env, cwd=str(cwd))
+            argv = [entry.command, *entry.args]
+            boxed = self.sandbox.program_argv(argv, cwd) if self.sandbox is not None and self.config.scope == "project" else None
+            if boxed is not None:
+                argv, env = boxed[0], {**env, **boxed[1]}
+            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(cwd))
             return stdio_client(params, errlog=errlog)
         assert isinstance(entry, HttpServerConfig)
         if entry.type == "sse":

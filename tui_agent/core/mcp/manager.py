@@ -53,6 +53,7 @@ class McpManager:
         self.verdicts: dict[str, str] = {}
         self._tools: list[McpTool] | None = None
         self._reported: set[str] = set()
+        self.sandbox: Any = None  # the session's (core/sandbox/install.py): project stdio servers run inside
         for problem in configs.problems:
             notice("warning", problem)
         for config in configs.servers.values():
@@ -63,6 +64,7 @@ class McpManager:
         self.connections[config.name] = McpConnection(
             config, cwd=self.cwd, log_dir=self.log_dir, on_change=self._changed, tool_timeout=self.tool_timeout
         )
+        self.connections[config.name].sandbox = self.sandbox
 
     # ----- which servers run -----------------------------------------------------------------------
     def runnable(self) -> list[McpConnection]:
@@ -113,6 +115,7 @@ class McpManager:
         await conn.close()
         self._reported.discard(name)
         self.connections[name] = fresh = McpConnection(conn.config, cwd=self.cwd, log_dir=self.log_dir, on_change=self._changed, tool_timeout=self.tool_timeout)
+        fresh.sandbox = self.sandbox
         self._changed(None)
         if self.verdicts.get(name) != "approved":
             return f"MCP server {name!r} is {self.verdicts.get(name)}; not started."
@@ -124,7 +127,7 @@ class McpManager:
         if self._reload_configs is None:
             return "Nothing to reload."
         new = self._reload_configs()
-        self.approvals = ProjectApprovals(self.approvals.project_dir, home=self.approvals.home)
+        self.approvals = self.approvals.refreshed()  # keeps --settings and --setting-sources
         for problem in new.problems:
             self.notice("warning", problem)
         changed = [n for n, c in self.connections.items() if n not in new.servers or new.servers[n].entry_hash != c.config.entry_hash or new.servers[n].scope != c.config.scope]

@@ -1,6 +1,11 @@
 """The registry the loop sees when MCP servers are configured: the built-in tools, then the tools of every
 connected server (read afresh for each request, so a server that connects mid-session joins the next
-request), minus tools a bare deny rule removes, deferred behind ToolSearch when they would crowd the context."""
+request), minus tools a bare deny rule removes, deferred behind ToolSearch when they would crowd the context.
+
+A subagent's registry is `restricted` by its `tools:` / `disallowedTools:`: those bind MCP tools too, by
+their full names (`mcp__server__tool`) or a whole server (`mcp__server`, `mcp__server__*`), as Claude Code
+names them; a read-only agent (Explore, Plan) keeps only the tools a server marks `readOnlyHint`.
+"""
 
 from __future__ import annotations
 
@@ -17,20 +22,49 @@ from .deferred import (
     is_beta_request,
     is_refusal,
 )
+from ..permissions.mcp_rules import covers_mcp_tool
 from .manager import McpManager
+from .tools import McpTool
+
+ToolFilter = Callable[[Tool[Any]], bool]
+
+
+def _names_cover(names: Iterable[str], tool_name: str) -> bool:
+    return any(n == tool_name or covers_mcp_tool(n, tool_name) for n in names)
+
+
+def mcp_filter(names: Iterable[str] | None, exclude: Iterable[str], read_only: bool) -> ToolFilter:
+    """Which MCP tools a `restricted(names, exclude, read_only)` registry keeps."""
+    keep = None if names is None else tuple(names)
+    drop = tuple(exclude)
+
+    def accepts(tool: Tool[Any]) -> bool:
+        if keep is not None and not _names_cover(keep, tool.name):
+            return False
+        if _names_cover(drop, tool.name):
+            return False
+        # The server's own hint: an approved server's claim, the only read-only signal MCP has.
+        return not read_only or (isinstance(tool, McpTool) and tool.spec.read_only)
+
+    return accepts
 
 
 class McpToolRegistry(ToolRegistry):
-    def __init__(self, base: ToolRegistry, manager: McpManager, policy: Any, search: ToolSearchSettings) -> None:
+    def __init__(self, base: ToolRegistry, manager: McpManager, policy: Any, search: ToolSearchSettings,
+                 filters: tuple[ToolFilter, ...] = ()) -> None:
         super().__init__(base.tools)
         self.base = base
         self.manager = manager
         self.policy = policy
         self.search = search
+        self.filters = filters  # a subagent's tool list, each nesting level adding its own
         self.tool_search = ToolSearchTool(self.deferred_tools)
 
     def mcp_tools(self) -> list[Tool[Any]]:
-        return [t for t in self.manager.tools() if not denied_whole(self.policy, t.name)]
+        return [
+            t for t in self.manager.tools()
+            if not denied_whole(self.policy, t.name) and all(accepts(t) for accepts in self.filters)
+        ]
 
     def deferring(self) -> bool:
         return self.search.should_defer([t.api_definition() for t in self.mcp_tools()])
@@ -58,16 +92,21 @@ class McpToolRegistry(ToolRegistry):
         return tuple(t.name for t in self.tools)
 
     def api_definitions(self) -> list[dict[str, Any]]:
-        return [t.api_definition() for t in self.tools]
+        return [t.api_definition() for t in self.tools if t.is_offered()]
 
-    def restricted(self, names: Iterable[str] | None = None, exclude: Iterable[str] = ()) -> "ToolRegistry":
-        return McpToolRegistry(self.base.restricted(names, exclude), self.manager, self.policy, self.search)
+    def restricted(self, names: Iterable[str] | None = None, exclude: Iterable[str] = (), *, read_only: bool = False) -> "ToolRegistry":
+        names = None if names is None else list(names)
+        exclude = list(exclude)
+        return McpToolRegistry(
+            self.base.restricted(names, exclude, read_only=read_only), self.manager, self.policy, self.search,
+            (*self.filters, mcp_filter(names, exclude, read_only)),
+        )
 
     def decorate_request(self, request: dict[str, Any]) -> dict[str, Any]:
         mcp = [t.api_definition() for t in self.mcp_tools()]
         if not self.search.should_defer(mcp):
             return request
-        base = [t.api_definition() for t in self.base.tools] + [self.tool_search.api_definition()]
+        base = [t.api_definition() for t in self.base.tools if t.is_offered()] + [self.tool_search.api_definition()]
         beta = beta_request({**request, "tools": base}, mcp)
         return beta if self.search.use_beta else fallback_request(beta)
 

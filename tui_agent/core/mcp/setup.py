@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..permissions.settings import find_project_root
+from ..trust import reads
 from .approval import ProjectApprovals
 from .config import load_mcp_configs
 from .deferred import ToolSearchSettings
@@ -21,12 +22,19 @@ def attach_mcp(agent: Any, settings: Any, on_notice: Callable[[str, str], None] 
     cwd = settings.cwd.resolve()
     project_dir = find_project_root(cwd)
 
-    def load() -> Any:
-        return load_mcp_configs(cwd, project_dir=project_dir, mcp_config=settings.mcp_config, strict=settings.strict_mcp_config)
+    sources = getattr(settings, "setting_sources", None)
 
+    def load() -> Any:
+        return load_mcp_configs(cwd, project_dir=project_dir, mcp_config=settings.mcp_config, strict=settings.strict_mcp_config,
+                                project=reads(sources, "project"))
+
+    approvals = ProjectApprovals(project_dir, settings_file=settings.settings_file,
+                                 settings_json=getattr(settings, "settings_json", None), setting_sources=sources)
+    for problem in approvals.problems:
+        notice("warning", problem)
     manager = McpManager(
         load(),
-        ProjectApprovals(project_dir, settings_file=settings.settings_file),
+        approvals,
         cwd=cwd,
         log_dir=agent.session.dir,
         emit=lambda event: agent.emit(event),  # read at call time: the front end may swap agent.emit

@@ -13,6 +13,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from ..access import WORKSPACE_SOURCE
+from ..sandbox.permissions import with_sandbox
 from ..permission_types import (
     PermissionAnswer,
     PermissionCheck,
@@ -34,6 +36,7 @@ from .settings import (
     local_settings_path,
     save_allow_rule,
     settings_sources,
+    inline_settings_source,
     user_config_dir,
 )
 
@@ -92,6 +95,9 @@ class PermissionEngine:
         project_dir: Path | None = None,
         config_dir: Path | None = None,
         settings_file: Path | None = None,
+        settings_json: dict[str, Any] | None = None,
+        setting_sources: list[str] | None = None,
+        trusted: bool = True,
         allowed_tools: Sequence[str] = (),
         disallowed_tools: Sequence[str] = (),
         on_notice: NoticeFn | None = None,
@@ -109,12 +115,15 @@ class PermissionEngine:
         self._problems: list[str] = []
         config = config_dir or user_config_dir(self.home, explicit_home=home is not None)
         self.settings = SettingsStore(
-            settings_sources(self.home, self.project_dir, config, settings_file),
+            settings_sources(self.home, self.project_dir, config, settings_file,
+                             None if settings_json is None else inline_settings_source(settings_json, self.cwd),
+                             sources=setting_sources),  # --setting-sources: which files are read at all
             cwd=self.cwd,
             home=self.home,
             allowed_tools=[r for v in allowed_tools for r in split_rule_list(v)],
             disallowed_tools=[r for v in disallowed_tools for r in split_rule_list(v)],
             on_notice=self._notice,
+            trusted=trusted,  # False: the folder's committed settings only take away (core/trust.py)
         )
         settings_mode = self.settings.default_mode
         if settings_mode == "bypassPermissions":
@@ -127,6 +136,7 @@ class PermissionEngine:
         self._session_rules: list[Rule] = []
         # The rules "allow" would save by default per asked call: one per part not yet allowed.
         self._default_grants: dict[str, tuple[str, ...]] = {}
+        self.sandbox: Any = None  # core/sandbox/session.py, set by the factory: lifts asks it will contain
 
     # --- PermissionPolicy
 
@@ -140,7 +150,7 @@ class PermissionEngine:
             project_dir=self.project_dir,
             on_notice=self._notice,
         )
-        decision = with_hook_outcome(self._evaluate(check), hook)
+        decision = with_hook_outcome(with_sandbox(self.sandbox, check, self._evaluate(check)), hook)
         if decision.behavior == "ask" and self.mode == "dontAsk":
             decision = PermissionDecision("deny", DONT_ASK_MESSAGE.format(tool=check.tool.name, why=decision.message), "mode dontAsk")
         if decision.behavior == "deny":
@@ -167,6 +177,25 @@ class PermissionEngine:
             self._add_session_rule(text)
 
     # --- the rest of the engine's surface
+
+    def decide_read(self, path: str | Path, workspace: Any) -> PermissionDecision:
+        """A Read of `path` for the model, by the rules alone (no hooks, no mode, nobody asked): deny and ask
+        rules first, then allow rules, then the working folders. core/access.py (the gate for every read on
+        the model's behalf) asks this, so there is one rule matcher. Source WORKSPACE_SOURCE: no rule named it."""
+        item = _path_item(workspace, str(path), write=False)
+        deny = self._first_hit("deny", "Read", [item])
+        if deny is not None:
+            return PermissionDecision("deny", f"Reading {item.path} is denied by rule {deny.described}.", deny.described)
+        ask = self._first_hit("ask", "Read", [item])
+        if ask is not None:
+            return PermissionDecision("ask", f"{ask.described} asks before {item.path} is read.", ask.described)
+        allow = next((r for r in self._rules("allow") if _whole_tool(r, "Read") or _applies(r, item, "allow", "Read")), None)
+        if allow is not None:
+            return PermissionDecision("allow", source=allow.described)
+        if workspace.contains(item.path):
+            return PermissionDecision("allow", source=WORKSPACE_SOURCE)
+        return PermissionDecision("ask", f"{item.path} is outside the workspace.")
+
 
     def record_denial(self, tool_name: str, tool_use_id: str, tool_input: dict[str, Any]) -> None:
         """Record a denied call (by rule, mode, hook or the user) for the run's result."""

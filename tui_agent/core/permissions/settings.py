@@ -1,7 +1,8 @@
 """Settings files: where they are, what they may hold, how they merge, and watching them for changes.
 
 Files, lowest precedence first: `~/.claude/settings.json`, the tool's own `<config>/tui-agent/settings.json`,
-`<project>/.claude/settings.json`, `<project>/.claude/settings.local.json`, then `--settings FILE`; the
+`<project>/.claude/settings.json`, `<project>/.claude/settings.local.json`, then `--settings FILE` (or JSON,
+held in memory only: a shared temp file could be planted or read by another user); the
 `--allowedTools` / `--disallowedTools` flags add rules on top. Rule lists add up (the engine makes deny
 win); for `defaultMode` the last file that sets it wins.
 
@@ -19,13 +20,15 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from watchfiles import Change, awatch
 
 from ..permission_types import PermissionMode
+from ..sandbox.settings import SandboxLayer, sandbox_layer, settings_root, trimmed
 from ..tool_env import credential_env_vars
+from ..trust import Origin, committed, project_root, reads
 from .hooks import DEFAULT_HOOK_TIMEOUT, HookSpec
 from .rules import RULE_KINDS, Rule, RuleError, RuleKind, parse_rule
 
@@ -91,11 +94,29 @@ class SettingsError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class SettingsSource:
-    path: Path
+    path: Path | None  # None: `--settings '{...}'`, held in memory (never written to a shared temp folder)
     rule_dir: Path  # the folder `/x` path rules in this file are relative to
-    # "user" (home, tui-agent's own), "flag" (--settings) or "project" (a repository's .claude/ files): only
-    # the user's own files may widen what tools get (sandbox.credentials.allowEnvVars).
-    origin: str = "project"
+    # Who wrote it (core/trust.py): what it may decide, and whether --setting-sources reads it.
+    origin: Origin = "project"
+    # The parsed `--settings` JSON; kept out of eq/hash/repr (it may hold an `env` block with secrets).
+    data: dict[str, Any] | None = field(default=None, compare=False, hash=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        """How problems name it: the file's path, or `--settings` for JSON given on the command line."""
+        return str(self.path) if self.path is not None else "--settings"
+
+    def read_json(self) -> Any:
+        """The source's JSON (the in-memory object, or the file parsed). Raises OSError / ValueError."""
+        if self.path is None:
+            return self.data if self.data is not None else {}
+        return json.loads(self.path.read_text(encoding="utf-8"))
+
+
+def inline_settings_source(data: dict[str, Any], cwd: Path) -> SettingsSource:
+    """`--settings '{...}'`: its `/x` rules are relative to the working folder, as Claude Code's are
+    (getSettingsRootPathForSource: flagSettings without a file path -> the original cwd)."""
+    return SettingsSource(None, cwd.resolve(), "flag", data)
 
 
 @dataclass(slots=True)
@@ -107,6 +128,7 @@ class FileSettings:
     problems: list[str] = field(default_factory=list)
     denied_env_vars: list[str] = field(default_factory=list)  # sandbox.credentials (core/tool_env.py)
     allowed_env_vars: list[str] = field(default_factory=list)
+    sandbox: SandboxLayer | None = None  # the `sandbox` block (core/sandbox/settings.py)
 
 
 def rule_dir_for(path: Path) -> Path:
@@ -117,30 +139,31 @@ def rule_dir_for(path: Path) -> Path:
 
 def load_settings_file(source: SettingsSource, *, cwd: Path, home: Path) -> FileSettings | None:
     """The file's settings, None when it doesn't exist. Raises SettingsError when it is malformed."""
+    name = source.name
     try:
-        text = source.path.read_text(encoding="utf-8")
+        raw = source.read_json()
+        model = _SettingsModel.model_validate(raw)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{source.path}: cannot be read: {exc}") from None
-    try:
-        raw = json.loads(text)
-        model = _SettingsModel.model_validate(raw)
     except json.JSONDecodeError as exc:
-        raise SettingsError(f"{source.path}: invalid JSON: {exc}") from None
+        raise SettingsError(f"{name}: invalid JSON: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{name}: cannot be read: {exc}") from None
     except ValidationError as exc:
         details = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'top level'}: {e['msg']}" for e in exc.errors())
-        raise SettingsError(f"{source.path}: {details}") from None
+        raise SettingsError(f"{name}: {details}") from None
     result = FileSettings(default_mode=model.permissions.defaultMode)
-    result.denied_env_vars, result.allowed_env_vars, problems = credential_env_vars(raw, str(source.path), source.origin)
+    result.denied_env_vars, result.allowed_env_vars, problems = credential_env_vars(raw, name, source.origin)
     result.problems.extend(problems)
+    result.sandbox = sandbox_layer(raw, name, settings_root(source.path, source.origin, source.rule_dir), home)
+    result.problems.extend(result.sandbox.problems if result.sandbox else ())
     perms = model.permissions
     for kind in RULE_KINDS:
         for text_rule in getattr(perms, kind):
             try:
-                rule = parse_rule(text_rule, source=str(source.path), rule_dir=source.rule_dir, cwd=cwd, home=home)
+                rule = parse_rule(text_rule, source=name, rule_dir=source.rule_dir, cwd=cwd, home=home)
             except (RuleError, ValueError) as exc:
-                result.problems.append(f"{source.path}: ignored {kind} rule {text_rule!r}: {exc}")
+                result.problems.append(f"{name}: ignored {kind} rule {text_rule!r}: {exc}")
                 continue
             result.rules.append((kind, rule))
     for d in perms.additionalDirectories:
@@ -150,10 +173,10 @@ def load_settings_file(source: SettingsSource, *, cwd: Path, home: Path) -> File
         for group in groups:
             for hook in group.hooks:
                 if hook.type != "command":
-                    result.problems.append(f"{source.path}: ignored a {event} hook of type {hook.type!r} (only 'command' is supported)")
+                    result.problems.append(f"{name}: ignored a {event} hook of type {hook.type!r} (only 'command' is supported)")
                     continue
                 timeout = hook.timeout or DEFAULT_HOOK_TIMEOUT
-                result.hooks.append(HookSpec(group.matcher, hook.command, timeout, str(source.path), event))
+                result.hooks.append(HookSpec(group.matcher, hook.command, timeout, name, event))
     return result
 
 
@@ -182,12 +205,7 @@ def save_allow_rule(path: Path, rule: str) -> None:
 # --- where the files are
 
 
-def find_project_root(cwd: Path) -> Path:
-    """The git root above `cwd` (a `.git` folder or file), or `cwd` itself outside a repository."""
-    for folder in (cwd, *cwd.parents):
-        if (folder / ".git").exists():
-            return folder
-    return cwd
+find_project_root = project_root  # one definition of "the project" (core/trust.py: folder trust keys on it)
 
 
 def user_config_dir(home: Path, explicit_home: bool) -> Path:
@@ -201,19 +219,33 @@ def local_settings_path(project_dir: Path) -> Path:
     return project_dir / ".claude" / "settings.local.json"
 
 
-def settings_sources(home: Path, project_dir: Path, config_dir: Path, settings_file: Path | None) -> list[SettingsSource]:
-    paths = [
+def settings_sources(
+    home: Path, project_dir: Path, config_dir: Path, settings_file: Path | None,
+    settings_json: SettingsSource | None = None, sources: list[str] | None = None,
+) -> list[SettingsSource]:
+    """The files in precedence order; `settings_json` (from `inline_settings_source`) comes last, as --settings.
+    `sources` is --setting-sources: which of user / project / local files are read at all (None: all)."""
+    paths: list[tuple[Path, Origin]] = [
         (home / ".claude" / "settings.json", "user"),
         (config_dir / "settings.json", "user"),
         (project_dir / ".claude" / "settings.json", "project"),
-        (local_settings_path(project_dir), "project"),
+        # A committed settings.local.json came with the clone: the repository's file, not the user's.
+        (local_settings_path(project_dir), "project" if committed(local_settings_path(project_dir)) else "local"),
     ]
     if settings_file is not None:
         paths.append((settings_file, "flag"))
-    unique: dict[Path, str] = {}
+    unique: dict[Path, Origin] = {}
     for p, origin in paths:
         unique.setdefault(p.absolute(), origin)  # the project may be the home folder: then it is the user's file
-    return [SettingsSource(p, rule_dir_for(p).resolve(), origin) for p, origin in unique.items()]
+    files = [SettingsSource(p, rule_dir_for(p).resolve(), o) for p, o in unique.items() if reads(sources, o)]
+    return [*files, settings_json] if settings_json is not None else files
+
+
+def _until_trusted(fs: FileSettings) -> FileSettings:
+    """A repository's committed file before the user trusts the folder: what takes away (deny, ask, withheld
+    variables) applies; what widens or runs (trust.NEEDS_TRUST: allow, added folders, mode, hooks) does not."""
+    return FileSettings(rules=[(k, r) for k, r in fs.rules if k != "allow"], denied_env_vars=fs.denied_env_vars,
+                        sandbox=trimmed(fs.sandbox, trusted=False))
 
 
 # --- all files together
@@ -231,8 +263,11 @@ class SettingsStore:
         allowed_tools: list[str],
         disallowed_tools: list[str],
         on_notice: NoticeFn,
+        trusted: bool = True,
     ) -> None:
         self.sources = sources
+        self.trusted = trusted
+        """False until the user trusts the folder: its committed file only takes away (core/trust.py)."""
         self._cwd = cwd
         self._home = home
         self._notice = on_notice
@@ -278,12 +313,18 @@ class SettingsStore:
         return list(dict.fromkeys(n for fs in self._all() for n in fs.allowed_env_vars))
 
     @property
+    def sandbox_layers(self) -> list[SandboxLayer]:
+        """Each file's `sandbox` block, lowest precedence first (core/sandbox/policy.py merges them)."""
+        return [fs.sandbox for fs in self._all() if fs.sandbox is not None]
+
+    @property
     def problems(self) -> list[str]:
         """The problems of the files as they are now (a fixed file's problems go away)."""
         return [*self._cli.problems, *(p for s in self.sources for p in self._file_problems.get(s.path, []))]
 
     def _all(self) -> list[FileSettings]:
-        return [*(self._files[s.path] for s in self.sources if s.path in self._files), self._cli]
+        loaded = [(s, self._files[s.path]) for s in self.sources if s.path in self._files]
+        return [*(fs if self.trusted or s.origin != "project" else _until_trusted(fs) for s, fs in loaded), self._cli]
 
     # loading
 
@@ -309,7 +350,7 @@ class SettingsStore:
         if report_changes and before != after:
             self._notice(
                 "info",
-                f"Permissions reloaded from {source.path}: +{len(after - before)} rules / -{len(before - after)} rules",
+                f"Permissions reloaded from {source.name}: +{len(after - before)} rules / -{len(before - after)} rules",
             )
 
     def reload_all(self) -> None:
@@ -363,6 +404,8 @@ class SettingsStore:
     def _watch_folders(self) -> tuple[Path, ...]:
         folders = set()
         for source in self.sources:
+            if source.path is None:  # --settings JSON lives in memory: nothing to watch
+                continue
             folder = source.path.parent
             while not folder.is_dir() and folder != folder.parent:
                 folder = folder.parent
@@ -371,4 +414,4 @@ class SettingsStore:
 
     def _relevant(self, _change: Change, path: str) -> bool:
         changed = Path(path)
-        return any(changed == s.path or s.path.is_relative_to(changed) for s in self.sources)
+        return any(s.path is not None and (changed == s.path or s.path.is_relative_to(changed)) for s in self.sources)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Literal
@@ -86,13 +88,31 @@ def list_sessions(cwd: Path | None, *, include_claude: bool = True) -> list[Sess
     return found
 
 
+def is_session_id(value: str) -> bool:
+    """A UUID in its canonical form (what session files are named by)."""
+    try:
+        return str(uuid.UUID(value)) == value.lower()
+    except ValueError:
+        return False
+
+
+def is_safe_reference(value: str) -> bool:
+    """What `-r` may name: a session id or a name, never a path (`/`, `\\`, `..`) or a pattern (`*?[]`)."""
+    return bool(value) and not any(part in value for part in ("/", "\\", os.sep, "..", "*", "?", "[", "]", "\0"))
+
+
 def find_session(target: str, cwd: Path) -> tuple[Path, Source] | None:
-    """A session by id (ours first, then Claude Code's; this directory first, then any) or by name."""
+    """A session by id (ours first, then Claude Code's; this directory first, then any) or by name.
+    Only an id names a file, and only inside the two sessions folders: a path or a pattern finds nothing."""
+    if not is_safe_reference(target):
+        return None
     for root, source in ((sessions_root(), "tui-agent"), (claude_projects_root(), "claude-code")):
+        if not is_session_id(target):
+            break
         here = root / project_slug(cwd.resolve()) / f"{target}.jsonl"
         if here.is_file():
             return here, source  # type: ignore[return-value]
-        if root.is_dir() and "/" not in target:
+        if root.is_dir():
             for path in root.glob(f"*/{target}.jsonl"):
                 return path, source  # type: ignore[return-value]
     for info in list_sessions(cwd, include_claude=False):

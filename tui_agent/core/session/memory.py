@@ -7,6 +7,12 @@ wherever a `CLAUDE.md` is (right after it). A file that is a link to, or has the
 already read is read once. `@path` imports (relative to the importing file, `~` allowed) follow the file
 that imports them, at most 4 levels deep, cycles stopped, never inside code spans or fences.
 Directories below the working directory are read later, when a tool first touches a file under them.
+
+Every file is judged by the gate (core/access.py) where it resolves: a Read deny rule keeps it out; inside
+the project (git root, working folder), `~/.claude`, or its own folder (not a link out of it) it loads;
+anything else (an import of `~/.ssh/id_rsa`, a CLAUDE.md linked to a secret) loads only when the user
+approved it for this project or a Read allow rule names it, and is otherwise listed in `pending`. A file
+over 4 MiB is skipped unread (a warning in `problems`); one over 40,000 characters is cut with a note.
 """
 
 from __future__ import annotations
@@ -16,7 +22,10 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Literal
+from typing import Any, Callable, Iterator, Literal
+
+from ...tools.base import Workspace
+from ..access import MAX_MEMORY_BYTES, MAX_MEMORY_CHARS, Access, ReadGate, TooLarge, read_text_head
 
 Kind = Literal["Managed", "User", "Project", "Local"]
 MANAGED_MEMORY = Path("/etc/claude-code/CLAUDE.md")
@@ -47,6 +56,8 @@ class MemoryFile:
     imported_by: Path | None = None
     depth: int = 0
     """0 for a file read for itself; n for an import n levels down."""
+    cut: bool = False
+    """Over MAX_MEMORY_CHARS: only its start is here, with a note saying so."""
 
     @property
     def label(self) -> str:
@@ -65,10 +76,10 @@ def imports_in(text: str) -> list[str]:
     return found
 
 
-def _resolve_import(ref: str, importer: Path) -> Path | None:
+def _resolve_import(ref: str, importer: Path, home: Path) -> Path | None:
     ref = ref.rstrip(".,;:)")
     if ref.startswith("~/"):
-        path = Path(ref).expanduser()
+        path = home / ref[2:]
     elif ref.startswith("/"):
         path = Path(ref)
     else:
@@ -76,47 +87,82 @@ def _resolve_import(ref: str, importer: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-def _read_text(path: Path) -> str | None:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if b"\0" in data[:8192]:
-        return None  # not a text file
-    return data.decode("utf-8", errors="replace")
+def _cut_note(path: Path, size: int) -> str:
+    return (f"\n\n[... {path} is cut here: memory files are read up to {MAX_MEMORY_CHARS:,} characters "
+            f"and this one has {size:,} bytes. Read the file for the rest ...]")
+
+
+def _never(_: Path) -> bool:
+    return False
 
 
 class MemoryReader:
     """Reads memory files once each (by real path and by content) across the whole session."""
 
-    def __init__(self, cwd: Path, home: Path | None = None, managed: Path = MANAGED_MEMORY) -> None:
+    def __init__(self, cwd: Path, home: Path | None = None, managed: Path = MANAGED_MEMORY, *,
+                 gate: ReadGate | None = None, project_dir: Path | None = None,
+                 approved: Callable[[Path], bool] = _never) -> None:
+        """`gate` judges each file (default: the working folder, no rules); `project_dir` is the git root;
+        `approved(real_path)` says whether the user approved an outside import for this project."""
         self.cwd = cwd.resolve()
         self.home = home if home is not None else Path.home()
         self.managed = managed
+        self.gate = gate or ReadGate(Workspace.at(self.cwd))
+        self.project_dir = (project_dir or self.cwd).resolve()
+        self.approved = approved
+        self._inside = tuple(dict.fromkeys([self.project_dir, self.cwd, _resolved(self.home / ".claude")]))
         self._paths: set[Path] = set()
         self._hashes: set[str] = set()
         self.loaded_dirs: set[Path] = set()
+        self.pending: list[tuple[Path, Path | None]] = []
+        """(where it resolves, the file importing it) of each outside file not approved: not loaded."""
+        self.problems: list[str] = []
+        """Files skipped for their size (a warning for the user)."""
+
+    def _judge(self, path: Path, kind: Kind, real: Path, depth: int) -> Access:
+        inside = self._inside
+        # Read for itself where it was found (an ancestor's CLAUDE.md), unless it is a link out of its folder.
+        # The user's own files (~/.claude, the managed file) may link anywhere: that is the user's doing (dotfiles);
+        # an ancestor's link may not (an unpacked archive's parent folder is not the user's).
+        if depth == 0 and (real.parent == _resolved(path.parent) or kind in ("User", "Managed")):
+            inside = (*inside, real)
+        return self.gate.check_memory(path, inside, self.approved)
 
     def _take(self, path: Path, kind: Kind, importer: Path | None = None, depth: int = 0) -> Iterator[MemoryFile]:
         try:
+            if not path.is_file():
+                return
             real = path.resolve()
-        except OSError:
+        except (OSError, RuntimeError):
             return
-        if real in self._paths or not path.is_file():
+        if real in self._paths:
             return
-        text = _read_text(path)
-        if text is None:
+        access = self._judge(path, kind, real, depth)
+        if access.verdict == "ask":
+            if all(p != real for p, _ in self.pending):
+                self.pending.append((real, importer))
             return
         self._paths.add(real)
+        if not access.allowed:
+            return  # a Read deny rule names it
+        try:
+            head = read_text_head(path, max_chars=MAX_MEMORY_CHARS, max_bytes=MAX_MEMORY_BYTES)
+        except TooLarge as exc:
+            self.problems.append(f"Memory file skipped: {exc} (the limit is 4 MiB).")
+            return
+        if head is None:
+            return
+        text = head.text
         digest = hashlib.sha256(text.strip().encode()).hexdigest()
         if digest in self._hashes or not text.strip():
             return
         self._hashes.add(digest)
-        yield MemoryFile(path.absolute(), kind, text, importer, depth)
+        content = text + _cut_note(path.absolute(), head.size) if head.cut else text
+        yield MemoryFile(path.absolute(), kind, content, importer, depth, head.cut)
         if depth >= MAX_IMPORT_DEPTH:
             return
         for ref in imports_in(text):
-            target = _resolve_import(ref, path)
+            target = _resolve_import(ref, path, self.home)
             if target is not None:
                 yield from self._take(target, kind, path.absolute(), depth + 1)
 
@@ -162,3 +208,10 @@ class MemoryReader:
             if folder not in self.loaded_dirs:
                 out.extend(self._directory(folder))
         return out
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()

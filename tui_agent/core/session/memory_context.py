@@ -15,7 +15,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Callable
 
+from ..access import ReadGate
 from .memory import MemoryFile, MemoryReader
+from .memory_imports import ImportApprovals
 
 HEADER = (
     "As you answer the user's questions, you can use the following context:\n# claudeMd\n"
@@ -41,17 +43,28 @@ class ProjectMemory:
     """The session's memory: what was read, the reminder for the first message, lazy subdirectories."""
 
     def __init__(self, cwd: Path, *, home: Path | None = None, managed: Path | None = None,
-                 on_notice: Callable[[str, str], None] | None = None, today: Callable[[], date] = date.today) -> None:
-        kwargs: dict[str, Any] = {"home": home}
+                 on_notice: Callable[[str, str], None] | None = None, today: Callable[[], date] = date.today,
+                 gate: ReadGate | None = None, project_dir: Path | None = None,
+                 approvals: ImportApprovals | None = None, sources: list[str] | None = None) -> None:
+        """`gate` is the session's (core/access.py); `approvals` the user's answers about outside imports."""
+        self._reader_args: dict[str, Any] = {"home": home, "gate": gate, "project_dir": project_dir}
         if managed is not None:
-            kwargs["managed"] = managed
-        self.reader = MemoryReader(cwd, **kwargs)
+            self._reader_args["managed"] = managed
+        home = home if home is not None else Path.home()
+        self.approvals = approvals or ImportApprovals((project_dir or cwd).resolve(), cwd.resolve(), home=home)
+        self.reader = self._new_reader(cwd)
         self.on_notice = on_notice
         self.today = today
         self.startup_files: list[MemoryFile] = []
         self.nested_files: list[MemoryFile] = []
         self._reminder: str | None = None
         self._warned = False
+        self._told: set[str] = set()
+        # --setting-sources: memory of a source not named is not sent (None: all; managed memory always is).
+        self._kinds = None if sources is None else {"Managed", *(k.capitalize() for k in sources)}
+
+    def _new_reader(self, cwd: Path) -> MemoryReader:
+        return MemoryReader(cwd, approved=self.approvals.approves, **self._reader_args)
 
     @property
     def files(self) -> list[MemoryFile]:
@@ -59,18 +72,40 @@ class ProjectMemory:
         return self.startup_files + self.nested_files
 
     def load(self) -> list[MemoryFile]:
-        """Read the start-up files."""
-        self.startup_files = self.reader.startup()
+        """Read the start-up files (afresh: after an edit, or the user's answer about outside imports)."""
+        self.reader = self._new_reader(self.reader.cwd)
+        self.startup_files = [f for f in self.reader.startup() if self._kinds is None or f.kind in self._kinds]
         self._reminder = None
         self._check_size()
+        self._tell_skipped()
         return self.startup_files
 
     def reload(self) -> list[MemoryFile]:
         """Read every file afresh (after a compaction): the start-up files now, subdirectories' when touched again."""
-        old = self.reader
-        self.reader = MemoryReader(old.cwd, home=old.home, managed=old.managed)
         self.nested_files = []
         return self.load()
+
+    def imports_to_ask(self) -> list[Path]:
+        """Outside files the memory imports that the user has neither approved nor declined (the app asks)."""
+        return [p for p, _ in self.reader.pending if not self.approvals.declined(p)]
+
+    def answer_imports(self, paths: list[Path], approved: bool) -> None:
+        """The user's answer in the app: remembered for the project; approved files load from now on."""
+        self.approvals.record(paths, approved)
+        if approved:
+            self.load()
+
+    def _tell_skipped(self) -> None:
+        notes = list(self.reader.problems)
+        waiting = self.imports_to_ask()
+        if waiting:
+            listed = ", ".join(str(p) for p in waiting)
+            notes.append(f"Memory imports from outside the project were not loaded: {listed}. "
+                         "Approve them in the app, or allow them with a Read rule.")
+        for note in notes:
+            if note not in self._told and self.on_notice is not None:
+                self._told.add(note)
+                self.on_notice("warning", note)
 
     def _check_size(self) -> None:
         total = sum(len(f.content) for f in self.files)
@@ -88,15 +123,18 @@ class ProjectMemory:
         if self._reminder and messages and messages[0]["role"] == "user":
             messages[0]["content"].insert(0, {"type": "text", "text": self._reminder})
 
-    def after_tools(self, assistant_message: dict[str, Any]) -> list[str]:
+    def after_tools(self, assistant_message: dict[str, Any], results: list[dict[str, Any]] | None = None) -> list[str]:
         """Text to send after this turn's tool results: the memory of subdirectories its file tools
-        touched for the first time."""
+        touched for the first time. A call that failed or was denied (an is_error result) loads nothing."""
+        succeeded = None if results is None else {r.get("tool_use_id") for r in results if not r.get("is_error")}
         found: list[MemoryFile] = []
         for block in assistant_message.get("content", []):
-            if block.get("type") == "tool_use" and block.get("name") in FILE_TOOLS:
+            if block.get("type") != "tool_use" or block.get("name") not in FILE_TOOLS:
+                continue
+            if succeeded is None or block.get("id") in succeeded:
                 path = (block.get("input") or {}).get("file_path")
-                if isinstance(path, str) and path:
-                    found.extend(self.reader.below(Path(path)))
+                if isinstance(path, str) and path and self.reader.gate.check(path).allowed:
+                    found.extend(f for f in self.reader.below(Path(path)) if self._kinds is None or f.kind in self._kinds)
         if not found:
             return []
         self.nested_files.extend(found)

@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core.mcp.disclosure import disclose
 from ...core.mcp.events import ServerStatus
 
 APPROVAL_CHOICES: tuple[tuple[str, str], ...] = (
@@ -37,7 +38,7 @@ class McpApprovalScreen(ModalScreen[str]):
         width: 100%; max-width: 100; height: auto; padding: 0 1;
         border: round $warning; border-title-color: $warning; background: $surface;
     }
-    McpApprovalScreen #command { margin: 1 0; color: $text; text-style: bold; }
+    McpApprovalScreen #command { margin: 1 0; color: $text; }
     McpApprovalScreen .muted { color: $text-muted; }
     McpApprovalScreen OptionList { height: auto; border: none; background: $surface; }
     """
@@ -54,8 +55,8 @@ class McpApprovalScreen(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         with Vertical(id="panel") as panel:
             panel.border_title = f"New MCP server found in .mcp.json: {self.server.name}"
-            yield Static(Text(f"From {self.server.source}. It will run:", style="dim"), classes="muted")
-            yield Static(Text(self.server.describe()), id="command")
+            yield Static(Text(f"From {self.server.source}. It will be given:", style="dim"), classes="muted")
+            yield Static(disclosure_text(self.server), id="command")
             yield Static(Text("MCP servers run programs on this machine and give the model new tools. Only use servers you trust."), classes="muted")
             yield OptionList(*(Option(label, id=name) for name, label in APPROVAL_CHOICES), id="choices")
 
@@ -67,6 +68,30 @@ class McpApprovalScreen(ModalScreen[str]):
 
     def action_answer(self, name: str) -> None:
         self.dismiss(name)
+
+
+# How each row of core.mcp.disclosure reads in the dialog (short: the values need the width).
+ROW_LABELS = {"command": "runs", "args": "args", "cwd": "folder", "env": "env", "url": "url", "header": "header", "error": "error"}
+
+
+def disclosure_text(server: Any) -> Text:
+    """Everything the server will receive, one row a line (label dim, value bold, `${VAR}` as written), then
+    the variables it takes from the user's environment."""
+    rows = disclose(server)
+    listed = [r for r in rows if r.label in ROW_LABELS]
+    width = max((len(ROW_LABELS[r.label]) for r in listed), default=0)
+    text = Text()
+    for row in listed:
+        text.append(f"{ROW_LABELS[row.label]:<{width}}  ", style="dim")
+        text.append(row.text + "\n", style="bold")
+    for row in rows:
+        if row.label == "inherits":
+            text.append(f"It also inherits {row.text}.\n", style="dim italic")
+        elif row.label == "takes":
+            text.append("It takes from your environment: ", style="dim")
+            text.append(row.text + "\n", style="bold yellow")
+    text.rstrip()
+    return text
 
 
 def describe_status(s: ServerStatus) -> str:
