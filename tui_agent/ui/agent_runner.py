@@ -32,6 +32,17 @@ key's echo (input thread, UI thread, output thread) waits for it again. Measured
 bench/bench_tui.py: echo p95 ~70 -> ~57 ms and CPU -4 points at 0.02; 0.001 made both worse."""
 
 
+class BuildRefused(Exception):
+    """Building the agent asked to end the program (a SystemExit, e.g. the sandbox is required and cannot
+    start: core/sandbox/install.py `SandboxUnavailable`). `message` says why; `status` is the exit status."""
+
+    def __init__(self, exit: SystemExit) -> None:
+        code = exit.code
+        self.status = code if isinstance(code, int) else 1
+        self.message = "" if code is None or isinstance(code, int) else str(code)
+        super().__init__(self.message or f"exit status {self.status}")
+
+
 class _RunTicket:
     """One submitted run; an abort that arrives before the run has its abort signal is kept here."""
 
@@ -86,7 +97,10 @@ class AgentRunner:
         """Build the agent on the core's thread; `then` runs there next (idle work: warming caches)."""
 
         async def build() -> Agent:
-            self.agent = factory()
+            try:
+                self.agent = factory()
+            except SystemExit as exc:  # raised here it would end the core's thread and the future never settle
+                raise BuildRefused(exc) from None
             if then is not None:
                 self._loop.call_soon(_quietly, then)
             return self.agent

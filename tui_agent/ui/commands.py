@@ -163,6 +163,12 @@ async def _mcp(app: App[Any], arg: str) -> None:
     await mcp_command(app, arg)
 
 
+async def _sandbox(app: App[Any], arg: str) -> None:
+    from .screens.sandbox import sandbox_command
+
+    await sandbox_command(app, arg)
+
+
 async def _agents(app: App[Any], arg: str) -> None:
     from ..core.agents.definitions import describe_catalog
 
@@ -222,6 +228,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("context", "/context", "what fills the context: system, tools, memory, messages, results", _context),
     SlashCommand("mode", "/mode [name]", "show or set the permission mode", _mode),
     SlashCommand("permissions", "/permissions", "the rules in force; revoke this session's grants", _permissions),
+    SlashCommand("sandbox", "/sandbox [on|off|settings]", "the OS sandbox for commands: state; switch it for this session", _sandbox),
     SlashCommand("mcp", "/mcp [list|reload|reconnect NAME]", "MCP servers: state, tools, errors; reconnect or reload", _mcp),
     SlashCommand("agents", "/agents", "the subagent types the Agent tool can start", _agents),
     SlashCommand("resume", "/resume [id or name]", "resume another session (a picker without an argument)", _resume),

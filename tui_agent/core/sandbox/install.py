@@ -49,7 +49,9 @@ def install_sandbox(agent: Any, policy: Any, tell: Callable[[str, str], None]) -
 
 def policy_source(store: Any, workspace: Any) -> Callable[[bool], SandboxPolicy]:
     """The merged policy of the settings as they are now, merged again only when a file or the folders change.
-    Its argument: the sandbox is switched on for the session (the rules' globs are walked only when in use)."""
+    Its argument: the sandbox is switched on for the session (the rules' globs are walked only when in use).
+    Thread-safe: the app's lanes ask `will_sandbox` from the UI thread while the core's thread runs commands, so
+    the key and its policy are kept as one pair (never a new key beside the old policy)."""
     cache: dict[str, Any] = {}
 
     def current(in_use: bool = False) -> SandboxPolicy:
@@ -57,10 +59,10 @@ def policy_source(store: Any, workspace: Any) -> Callable[[bool], SandboxPolicy]
         allow, deny = store.rules("allow"), store.rules("deny")
         roots: tuple[Path, ...] = tuple(workspace.roots)
         key = (tuple(map(id, layers)), tuple(r.text for r in allow), tuple(r.text for r in deny), roots, in_use)
-        if cache.get("key") != key:
-            cache["key"] = key
-            cache["policy"] = merge_policy(layers, workspace_roots=roots, allow_rules=allow, deny_rules=deny, in_use=in_use)
-        policy: SandboxPolicy = cache["policy"]
+        entry = cache.get("entry")
+        if entry is None or entry[0] != key:
+            entry = cache["entry"] = (key, merge_policy(layers, workspace_roots=roots, allow_rules=allow, deny_rules=deny, in_use=in_use))
+        policy: SandboxPolicy = entry[1]
         return policy
 
     return current

@@ -18,7 +18,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from .agent_cells import agent_body, is_agent_call, live_label
-from .tool_calls import ToolCall
+from .tool_calls import SANDBOX_LABEL, ToolCall
 from .transcript_items import NoticeLine, ThinkingText, ToolCell, UserPrompt
 from .visible_text import visible_line, visible_text
 
@@ -182,6 +182,12 @@ def _fold_rows(ctx: RenderContext, rows: list[Strip], keep: int, expanded: bool)
 
 
 def _phase_label(call: ToolCall) -> str:
+    """The call's state, and "sandboxed" for a shell command inside the OS sandbox (core/sandbox)."""
+    label = _phase_word(call)
+    return f"{label} · {SANDBOX_LABEL}" if call.sandboxed else label
+
+
+def _phase_word(call: ToolCall) -> str:
     if call.phase == "queued":
         return "queued"
     if call.phase == "waiting":

@@ -1,4 +1,4 @@
-"""One row of the lane panel, laid out in its columns: marker, lane, glyph, name, summary, bar, status.
+"""One row of the lane panel, laid out in its columns: marker, lane, glyph, name, tag, summary, bar, status.
 
 A tool call's row and a subagent's header row say different things (`RowParts`) in the same columns,
 so both are drawn by `lane_row`: the columns line up and a change to the layout changes both.
@@ -39,6 +39,8 @@ class RowParts:
     bar_name_w: int
     """The name width the bar's width is computed from: one value for every row keeps the bars of a
     group on one time axis, column for column."""
+    tag: tuple[str, str] | None = None
+    """(text, role) before the summary, taken from its width: `[sbx]` for a command in the OS sandbox."""
 
 
 def lane_row(
@@ -53,7 +55,8 @@ def lane_row(
     """`parts` as one line of `width` cells; `bar(w)` draws the call's bar `w` cells wide."""
     indent = "  " * call.depth  # a subagent's own call, under its Agent row
     bar_w = max(0, min(BAR_MAX_W, (width - 6 - parts.bar_name_w - STATUS_W) // 3)) if width >= BAR_MIN_WIDTH else 0
-    summary_w = max(0, width - 6 - len(indent) - parts.name_w - 1 - bar_w - (1 if bar_w else 0) - STATUS_W - 1)
+    tag_w = len(parts.tag[0]) + 1 if parts.tag else 0
+    summary_w = max(0, width - 6 - len(indent) - parts.name_w - 1 - tag_w - bar_w - (1 if bar_w else 0) - STATUS_W - 1)
 
     text = Text(style=styles["selected"] if selected else "")
     text.append("▌" if selected else " ", style=styles["primary"])
@@ -63,6 +66,9 @@ def lane_row(
     name.truncate(parts.name_w, overflow="ellipsis", pad=True)
     text.append(name)
     text.append(" ")
+    if parts.tag:
+        text.append(parts.tag[0], style=styles[parts.tag[1]])
+        text.append(" ")
     base = parts.summary[0][1] if parts.summary else None
     summary = Text(style=styles[base] if base is not None else "")  # its style is also the padding's
     for piece, role in parts.summary:

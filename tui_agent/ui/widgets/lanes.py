@@ -23,7 +23,7 @@ from textual.widget import Widget
 from .agent_lanes import agent_row_parts, hidden_rows, lane_rows
 from .lane_row import MARK, RowParts, lane_row
 from .role_styles import RoleStyleCache
-from .tool_calls import ToolCall, ToolCalls
+from .tool_calls import SANDBOX_TAG, ToolCall, ToolCalls
 from .visible_text import visible_text
 
 TICK = 0.1
@@ -161,7 +161,8 @@ class LanePanel(Widget, can_focus=True):
         name_w = min(10, max(4, len(call.name)))
         summary = ((call.subject, "muted"),)  # the whole command: a heredoc's body follows its ⏎ on the row
         role = PHASE_ROLE[call.phase]
-        return RowParts(PHASE_GLYPH[call.phase], role, call.name, name_w, summary, cls._status(call, now), name_w)
+        tag = (SANDBOX_TAG, "ok") if call.sandboxed else None
+        return RowParts(PHASE_GLYPH[call.phase], role, call.name, name_w, summary, cls._status(call, now), name_w, tag)
 
     @staticmethod
     def _status(call: ToolCall, now: float) -> str:

@@ -6,7 +6,7 @@ No rendering here: the transcript and the lane panel each draw a `ToolCall` thei
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from ...core.events import (
     PermissionAnswered,
@@ -21,6 +21,15 @@ CallPhase = Literal["queued", "waiting", "running", "ok", "error", "denied", "ca
 ACTIVE_PHASES: frozenset[str] = frozenset({"queued", "waiting", "running"})
 SHELL_TOOLS = frozenset({"Bash"})
 DEFAULT_SHELL_TIMEOUT_S = 120.0
+SANDBOXED_KEY = "sandboxed"
+"""The shell tools' `ToolFinished.data` key saying the command ran in the OS sandbox (tools/shell_sandbox.py)."""
+
+SANDBOX_TAG = "[sbx]"
+"""Before a shell command in the OS sandbox in its lane row; its transcript cell says "sandboxed"."""
+SANDBOX_LABEL = "sandboxed"
+
+SandboxProbe = Callable[[str, bool], bool]
+"""Whether a shell command will run in the OS sandbox: the session sandbox's `will_sandbox(command, disable)`."""
 
 
 @dataclass(eq=False)
@@ -45,6 +54,8 @@ class ToolCall:
     parent: str | None = None
     """The Agent call whose subagent made this call (None: the main agent's own)."""
     depth: int = 0
+    sandboxed: bool = False
+    """The command runs (or ran) inside the OS sandbox: foreseen while it waits or runs, then as the tool said."""
 
     @property
     def active(self) -> bool:
@@ -53,6 +64,11 @@ class ToolCall:
     @property
     def is_shell(self) -> bool:
         return self.name in SHELL_TOOLS
+
+    @property
+    def is_user_shell(self) -> bool:
+        """A `!` command: the user's own, never sandboxed (its summary is "! CMD", core/shell_mode.py)."""
+        return self.is_shell and self.summary == f"! {self.input.get('command')}"
 
     @property
     def subject(self) -> str:
@@ -86,6 +102,8 @@ class ToolCalls:
     calls: dict[str, ToolCall] = field(default_factory=dict)
     agents: dict[str, Any] = field(default_factory=dict)
     """Subagents by their Agent call's id (agent_lanes.SubagentView)."""
+    sandbox_probe: SandboxProbe | None = None
+    """Set once the agent has a sandbox: foresees a shell call's sandboxing until its result says."""
 
     def clear(self) -> None:
         self.calls.clear()
@@ -97,13 +115,25 @@ class ToolCalls:
     def on_queued(self, e: ToolQueued) -> ToolCall:
         call = ToolCall(e.id, e.name, e.summary, dict(e.input or {}), e.t)
         self.calls[e.id] = call
+        self._foresee_sandbox(call)
         return call
+
+    def _foresee_sandbox(self, call: ToolCall) -> None:
+        """Whether a shell call will run sandboxed, asked again when it starts (the sandbox may be switched)."""
+        command = call.input.get("command")
+        if self.sandbox_probe is None or not call.is_shell or call.is_user_shell or not isinstance(command, str):
+            return
+        try:
+            call.sandboxed = bool(self.sandbox_probe(command, bool(call.input.get("dangerouslyDisableSandbox"))))
+        except Exception:
+            call.sandboxed = False  # the mark is a view: a failing probe must not stop the event's handling
 
     def on_started(self, e: ToolStarted) -> ToolCall | None:
         call = self.calls.get(e.id)
         if call is not None:
             call.phase, call.lane, call.t_start, call.last_output_t = "running", e.lane, e.t, e.t
             call.waiting_since = None
+            self._foresee_sandbox(call)
             call.version += 1
         return call
 
@@ -143,6 +173,10 @@ class ToolCalls:
         call.t_end = e.t_end
         call.preview = e.preview
         call.data = e.data
+        if isinstance(e.data, dict) and SANDBOXED_KEY in e.data:
+            call.sandboxed = bool(e.data[SANDBOXED_KEY])
+        elif not (e.status == "cancelled" and e.lane >= 0):  # a cancelled run keeps what it started as
+            call.sandboxed = False  # ran unsandboxed, or never ran (denied, refused, failed to start)
         if isinstance(e.data, dict) and e.data.get("type") == "denied":
             call.denied_words = str(e.data.get("words") or "")
         call.version += 1
