@@ -246,6 +246,7 @@ async def test_the_network_only_through_the_proxy_and_only_to_allowed_hosts(make
     """A local HTTP server stands for the internet: named in allowedDomains it answers through the session's
     proxy; directly (the sandbox's own loopback) and under a name not allowed, nothing gets through."""
     import http.server
+    import os
     import sys
     import threading
 
@@ -275,7 +276,7 @@ async def test_the_network_only_through_the_proxy_and_only_to_allowed_hosts(make
     (tmp_path / "work").mkdir(exist_ok=True)
     (tmp_path / "work" / "fetch.py").write_text(fetch)
     try:
-        h, text = await run_one(make_harness, f"{sys.executable} fetch.py http://localhost:{port}/ "
+        h, text = await run_one(make_harness, f"{os.path.realpath(sys.executable)} fetch.py http://localhost:{port}/ "
                                               f"http://example.com/ http://127.0.0.1:{port}/")
     finally:
         server.shutdown()

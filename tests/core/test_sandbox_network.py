@@ -28,7 +28,9 @@ import pytest
 from tui_agent.core.sandbox.network import BRIDGE_SCRIPT, NetworkPlan, plan_network
 
 INSTALL_HINT = "bwrap (bubblewrap) is needed for the sandbox tests: install it with `apt-get install -y bubblewrap` (as root)"
-PYTHON = sys.executable
+# The interpreter as the kernel finds it: a venv's `python` link under /tmp (a checkout there) is hidden by the
+# sandbox's private /tmp; the scripts run inside use the standard library only.
+PYTHON = os.path.realpath(sys.executable)
 
 
 @dataclass
@@ -125,7 +127,8 @@ PINNED = {"allowed.test": "127.0.0.1", "other.test": "127.0.0.1"}
 async def test_the_plan_shape(tmp_path: Path) -> None:
     plan = plan_network(ALLOWED, tmp_path, native=False)
     sock = str(tmp_path.absolute() / "network-proxy.sock")
-    assert plan.bwrap_args == ["--unshare-net", "--ro-bind", sock, sock]
+    script = str(BRIDGE_SCRIPT)  # bound in: a checkout under /tmp is hidden by the sandbox's private /tmp
+    assert plan.bwrap_args == ["--unshare-net", "--ro-bind", sock, sock, "--ro-bind", script, script]
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"):
         assert plan.env[name] == "http://127.0.0.1:3128"
     assert plan.env["NO_PROXY"] == "localhost,127.0.0.1,::1"
@@ -155,7 +158,7 @@ async def test_the_native_bridge_is_built_once_and_bound_in(tmp_path: Path, monk
     bare = plan_network(ALLOWED, tmp_path / "c", native_cache=tmp_path / "empty")
     await bare.start()
     try:
-        assert bare.inner_prefix[1:4] == ["-I", "-S", str(BRIDGE_SCRIPT)] and len(bare.bwrap_args) == 4
+        assert bare.inner_prefix[1:4] == ["-I", "-S", str(BRIDGE_SCRIPT)] and len(bare.bwrap_args) == 7
     finally:
         await bare.close()
 

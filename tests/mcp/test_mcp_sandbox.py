@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import psutil
 
 from tests.core.sandbox_support import need_bwrap
-from tests.mcp.conftest import mcp_dynamic, stdio_entry, write_mcp_json
+from tests.mcp.conftest import SERVER, mcp_dynamic, stdio_entry, write_mcp_json
 from tui_agent.core.mcp import mcp_manager
 from tui_agent.providers.scripted import Reply, Text
 
@@ -33,7 +34,10 @@ async def test_a_project_server_runs_in_the_sandbox_and_a_users_does_not(make_ag
     write_mcp_json(work, {"repo-tool": stdio_entry()})
     (work / ".claude").mkdir()
     (work / ".claude" / "settings.local.json").write_text(json.dumps({
-        "enabledMcpjsonServers": ["repo-tool"], "sandbox": {"enabled": True},
+        "enabledMcpjsonServers": ["repo-tool"],
+        # The test server runs from this checkout's venv, which the private /tmp hides when the checkout lies
+        # under /tmp (as CI's may): allowRead lets it be read, as a user would for a server's own venv.
+        "sandbox": {"enabled": True, "filesystem": {"allowRead": [sys.prefix, str(SERVER.parent)]}},
     }))
     h = make_agent([Reply([Text("ok")])], mcp_config=mcp_dynamic(("mine", stdio_entry())))
     manager = mcp_manager(h.agent)

@@ -67,6 +67,10 @@ def filesystem_args(policy: SandboxPolicy, masks: MaskFiles) -> list[str]:
     # connect() to a socket works through a read-only mount, so they are hidden, as /tmp's are by its tmpfs.
     # (sandbox-runtime blocks socket(AF_UNIX) with seccomp instead; see the module notes.)
     args = ["--ro-bind", "/", "/", "--tmpfs", "/tmp", "--tmpfs", "/run"]
+    # allowRead wins over what hides a path, the private /tmp and /run included (a tool's venv under /tmp).
+    for path in _existing(policy.allow_read):
+        if _under_any(path, ["/tmp", "/run"]):
+            args += ["--ro-bind", path, path]
     writable = _existing(policy.writable)
     for path in writable:
         if not _under_any(path, _NEVER_BIND):

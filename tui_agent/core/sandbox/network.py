@@ -19,6 +19,7 @@ never reachable either way — the flag is kept on the plan for `/sandbox` to sh
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -126,14 +127,16 @@ def plan_network(
     env = {name: url for name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
                                   "ALL_PROXY", "all_proxy", "GRPC_PROXY", "grpc_proxy")}
     env |= {"NO_PROXY": NO_PROXY, "no_proxy": NO_PROXY}
-    interpreter = python or sys.executable
+    # The interpreter and the script as the kernel finds them, bound in below: a venv's `python` link or a
+    # checkout under /tmp would be hidden by the sandbox's private /tmp.
+    interpreter = python or os.path.realpath(sys.executable)
     env["GIT_SSH_COMMAND"] = _git_ssh_command(interpreter)
     # -I: no user site, no PYTHON* variables from the sandboxed environment; -S: no site import (start-up).
     prefix = [interpreter, "-I", "-S", str(BRIDGE_SCRIPT), str(INSIDE_PORT), str(socket_path), "--"]
     cache = (native_cache or default_cache_dir()) if native else None
     built = cached_native_bridge(cache) if cache is not None else None
     # Read-only is enough to connect() and keeps the sandbox from chmod-ing the socket every command shares.
-    args = ["--unshare-net", "--ro-bind", str(socket_path), str(socket_path)]
+    args = ["--unshare-net", "--ro-bind", str(socket_path), str(socket_path), *_bind_bridge(BRIDGE_SCRIPT)]
     if built is not None:
         prefix = [str(built), *prefix[4:]]
         args += _bind_bridge(built)
