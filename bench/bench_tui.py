@@ -178,8 +178,10 @@ class Program:
         self.name, self.argv, self.first_frame, self.setup = name, argv, first_frame, setup
 
 
-def _no_setup(home: Path, cwd: Path) -> None:
-    return None
+def _tui_agent_setup(home: Path, cwd: Path) -> None:
+    # The folder trusted as a returning user's is (Claude Code's entry, which tui-agent honours), so no
+    # "Accessing workspace" question stands between the first frame and the prompt: as for Claude Code below.
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(cwd): {"hasTrustDialogAccepted": True}}}))
 
 
 def _claude_setup(home: Path, cwd: Path) -> None:
@@ -195,7 +197,7 @@ def programs(which: list[str], agent_cmd: str | None) -> list[Program]:
     found = []
     agent = shlex.split(agent_cmd) if agent_cmd else [shutil.which("tui-agent") or str(Path(sys.executable).parent / "tui-agent")]
     if "tui-agent" in which:
-        found.append(Program("tui-agent", [*agent, "--allowedTools", "Bash"], "esc interrupt", _no_setup))
+        found.append(Program("tui-agent", [*agent, "--allowedTools", "Bash"], "esc interrupt", _tui_agent_setup))
     if "claude" in which and shutil.which("claude"):
         found.append(Program("claude", [shutil.which("claude") or "claude", "--allowedTools", "Bash"], "❯", _claude_setup))
     return found
