@@ -316,8 +316,12 @@ class TestFlagsAndModes:
 
         run = make_run([Reply([Text("streamed in small pieces")], chunk=5)])
         messages = await collect("hi", run.options(include_partial_messages=True))
-        deltas = [m.event["delta"]["text"] for m in messages if isinstance(m, StreamEvent)]
+        events = [m.event for m in messages if isinstance(m, StreamEvent)]
+        deltas = [e["delta"]["text"] for e in events if e["type"] == "content_block_delta"]
         assert "".join(deltas) == "streamed in small pieces" and len(deltas) > 1
+        # Every event of the stream, in order, as Claude Code streams them.
+        kinds = [e["type"] for e in events if e["type"] != "content_block_delta"]
+        assert kinds == ["message_start", "content_block_start", "content_block_stop", "message_delta", "message_stop"]
 
     async def test_dont_ask_denies_what_no_rule_allows(self, make_run):
         run = make_run([])

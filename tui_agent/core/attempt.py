@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .abort import AbortSignal
-from .events import Event, Notice, Retrying, ServerToolBlock, TextDelta, ThinkingDelta
+from .events import Event, Notice, Retrying, ServerToolBlock, StreamMark, TextDelta, ThinkingDelta
 from .executor import StreamingToolExecutor
 from .model import MessageAssembler, ModelClient, ModelError, describe_error, final_error, retry_plan
 
+MARKED = frozenset({"message_start", "content_block_start", "content_block_stop", "message_delta", "message_stop"})
 DISCARDED = "The response failed midway and is being retried; this call was discarded."
 CUT_NOTE = (
     "[The response above was cut off by a connection error. Its complete tool calls were run; their "
@@ -81,11 +82,28 @@ class ResponseStreamer:
         new_executor: Callable[[], StreamingToolExecutor],
         emit: Callable[[Event], None],
         on_executor: Callable[[StreamingToolExecutor | None], None],
+        on_block: Callable[[MessageAssembler, dict[str, Any]], None] | None = None,
+        on_drop: Callable[[], None] = lambda: None,
     ) -> None:
         self.model = model
         self.new_executor = new_executor
         self.emit = emit
         self.on_executor = on_executor
+        self.on_block = on_block
+        """Each complete block as it arrives (the transcript's write-ahead)."""
+        self.on_drop = on_drop
+        """An attempt's blocks are not kept (it failed and is retried, or failed for good)."""
+
+    def _feeder(self, assembler: MessageAssembler) -> Callable[[Any], None]:
+        """The assembler's feed, then a StreamMark for each event that is not a delta."""
+        feed, emit = assembler.feed, self.emit
+
+        def feed_and_mark(event: Any) -> None:
+            feed(event)
+            if event.type in MARKED:
+                emit(StreamMark(event.to_dict(mode="json")))
+
+        return feed_and_mark
 
     async def respond(self, request: dict[str, Any], signal: AbortSignal) -> Response:
         attempt = 0
@@ -100,8 +118,9 @@ class ResponseStreamer:
                 on_thinking=lambda text, index: emit(ThinkingDelta(text, index)),
                 on_tool_use=executor.add_tool,
                 on_server_block=lambda block: emit(ServerToolBlock(block)),
+                on_block=self.on_block,
             )
-            task = asyncio.get_running_loop().create_task(self.model.stream(request, assembler.feed))
+            task = asyncio.get_running_loop().create_task(self.model.stream(request, self._feeder(assembler)))
             remove = signal.on_abort(lambda _r: task.cancel())
             try:
                 await task
@@ -119,6 +138,7 @@ class ResponseStreamer:
                     self.emit(Notice("warning", f"The response was cut by a connection error ({why}); the tools it started finish and the model is told."))
                     return Response(assembler, executor, cut_by=why)
                 await executor.discard(DISCARDED)
+                self.on_drop()
                 plan = retry_plan(exc, attempt, self.model.config, time.monotonic() - first)
                 if plan is None:
                     self.on_executor(None)

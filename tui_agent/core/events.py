@@ -119,6 +119,14 @@ class ToolFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class StreamMark:
+    """A stream event other than a delta (message_start, content_block_start/stop, message_delta,
+    message_stop), as received, after the core acted on it (a stopped block is on disk by then)."""
+
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class ServerToolBlock:
     """A block the API's own tools produced (a web search and its results), complete, as received."""
 
@@ -333,6 +341,7 @@ Event = (
     | ToolFinished
     | ToolResultsSent
     | ServerToolBlock
+    | StreamMark
     | PermissionAsked
     | PermissionAnswered
     | UsageUpdated

@@ -38,7 +38,6 @@ from .results import ResultStore, ToolResultBlock
 from .tool_call import (  # noqa: F401  (INTERRUPTED, REJECTED, SHELL_TOOLS: re-exported)
     DONE,
     INTERRUPTED,
-    PARTIAL_OUTPUT_KEEP,
     PREPARING,
     QUEUED,
     REJECTED,
@@ -46,6 +45,7 @@ from .tool_call import (  # noqa: F401  (INTERRUPTED, REJECTED, SHELL_TOOLS: re-
     SHELL_TOOLS,
     ToolCallRunner,
     TrackedTool,
+    output_so_far,
     summarize,
 )
 from ..tools.base import ToolContext
@@ -69,8 +69,11 @@ class StreamingToolExecutor:
         denials: list[dict[str, Any]],
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
         clock: Callable[[], float] = time.monotonic,
+        on_result: Callable[[TrackedTool], None] | None = None,
     ) -> None:
         self._registry = registry
+        self._on_result = on_result
+        """Each call's result the moment it is final (the transcript writes it ahead of everything)."""
         self._policy = policy
         self._ask = ask
         self._ctx = context
@@ -137,7 +140,7 @@ class StreamingToolExecutor:
             self._finish_interrupted(tracked)
             return
         self._track_task(tracked, self._calls.prepare(tracked))
-        tracked.signal.on_abort(lambda _reason, t=tracked: t.task.cancel() if t.task else None)
+        tracked.signal.on_abort(lambda _reason, t=tracked: self._stop(t))
 
     def _track_task(self, tracked: TrackedTool, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -151,6 +154,8 @@ class StreamingToolExecutor:
 
     def _ready(self, tracked: TrackedTool) -> None:
         """Allowed and checked: the call waits for a lane (or ends at once if the run was aborted)."""
+        if tracked.state == DONE:  # given up on while its check ignored the cancel
+            return
         tracked.task = None
         tracked.state = QUEUED
         if self._signal.aborted or tracked.signal.aborted:
@@ -242,6 +247,8 @@ class StreamingToolExecutor:
             full_output_path,
         )
         tracked.signal.detach()
+        if self._on_result is not None:
+            self._on_result(tracked)
         self._done += 1
         if was_running:
             self._lanes.discard(tracked.lane)
@@ -272,14 +279,30 @@ class StreamingToolExecutor:
         if tracked.state == RUNNING:
             elapsed = self._clock() - tracked.t_start
             text = f"{reason} after {elapsed:.1f}s"
-            # A tool may leave its own record of what it printed (Bash keeps its whole captured output).
-            kept = self._ctx.services.get("partial_output", {}).pop(tracked.id, None)
-            partial = kept if kept is not None else "".join(tracked.partial)
-            if partial.strip():
-                text += "\nPartial output before it was stopped:\n" + partial[-PARTIAL_OUTPUT_KEEP:]
+            # Whatever ended it (ESC, its lane's cancel, a failed shell sibling, given up on after the grace).
+            partial = output_so_far(tracked, self._ctx.services)
+            if partial:
+                text += "\nPartial output before it was stopped:\n" + partial
         else:
             text = f"{reason} (the tool did not run)"
         self._finish(tracked, text, is_error=True, status="cancelled")
+
+    def _stop(self, tracked: TrackedTool) -> None:
+        """Its own signal aborted (ESC, its lane's cancel, a failed shell sibling): cancel its task. A call
+        that ignores the cancel is ended without it after the process-kill grace (plus a little), with the
+        output it had so far; its task is left to finish on its own, and what it returns then is dropped."""
+        if tracked.task is not None:
+            tracked.task.cancel()
+        if tracked.state in (PREPARING, RUNNING):
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # no loop here: the run's own deadline (_wait_all_done) still holds
+                return
+            loop.call_later(processes.KILL_GRACE_S + ABORT_SLACK_S, self._abandon, tracked)
+
+    def _abandon(self, tracked: TrackedTool) -> None:
+        if tracked.state in (PREPARING, RUNNING):
+            self._finish_interrupted(tracked)
 
     def _on_run_abort(self, reason: str) -> None:
         # Children have their own callbacks (cancel their task); here: queued tools never start.

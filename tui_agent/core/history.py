@@ -10,7 +10,7 @@ The API's rules (checked by `history_problems`, kept by construction in `results
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ..tools.validation import tool_use_error
 
@@ -78,11 +78,15 @@ def results_message(
     return {"role": "user", "content": blocks}
 
 
-def repair_message(history: list[dict[str, Any]], why: str) -> dict[str, Any] | None:
-    """After an unexpected failure: the results message the last assistant message still lacks."""
+def repair_message(
+    history: list[dict[str, Any]], why: str, known: Callable[[str], dict[str, Any] | None] = lambda _id: None,
+) -> dict[str, Any] | None:
+    """After an unexpected failure: the results message the last assistant message still lacks
+    (`known`: a result that exists already for a tool_use id, e.g. on disk as its tool ended)."""
     if not history or history[-1]["role"] != "assistant" or not tool_use_ids(history[-1]):
         return None
-    return results_message(history[-1], [], missing=why)
+    found = [r for r in (known(i) for i in tool_use_ids(history[-1])) if r is not None]
+    return results_message(history[-1], found, missing=why)
 
 
 def history_problems(history: list[dict[str, Any]]) -> list[str]:

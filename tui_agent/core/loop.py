@@ -40,9 +40,9 @@ from .events import (
     ToolResultsSent,
     TurnStarted,
 )
-from .executor import DEFAULT_MAX_CONCURRENCY, StreamingToolExecutor
+from .executor import DEFAULT_MAX_CONCURRENCY, StreamingToolExecutor, TrackedTool, summarize
 from .history import INTERRUPT_NOTE, last_text, normalize_for_api, repair_message, results_message
-from .model import ModelClient
+from .model import MessageAssembler, ModelClient
 from .permission_types import AskHandler, PermissionPolicy
 from .results import DEFAULT_MESSAGE_BUDGET, ResultStore
 from .session import Session
@@ -119,6 +119,7 @@ class Agent:
         self._system: list[dict[str, Any]] | None = None
         self._signal: AbortSignal | None = None
         self._executor: StreamingToolExecutor | None = None
+        self._transcript_error = False
         self.thinking = ThinkingState()
         """Extended thinking: the flags' choice, switched by the app's toggle for the next run."""
         self.context_manager = ContextManager(self)
@@ -198,11 +199,13 @@ class Agent:
         tools = self.registry.api_definitions()
         if tools:
             request["tools"] = tools
-        return self.registry.decorate_request(apply_thinking(request, self.thinking.active))
+        ceiling = self.model.limits.ceiling(request["model"])  # thinking sized within the model's maximum
+        return self.registry.decorate_request(apply_thinking(request, self.thinking.active, ceiling))
 
     def _repair_history(self, why: str) -> None:
-        """Give every tool_use of the last assistant message a result (after an unexpected failure)."""
-        message = repair_message(self.history, why)
+        """Give every tool_use of the last assistant message a result (after an unexpected failure);
+        a result already on disk (the tool ended) is the one kept."""
+        message = repair_message(self.history, why, self.session.result_written)
         if message is not None:
             self._append(message)
 
@@ -219,7 +222,35 @@ class Agent:
             denials=self.denials,
             max_concurrency=self.options.max_concurrency,
             clock=self.clock,
+            on_result=self._result_written,
         )
+
+    def _write_ahead(self, assembler: MessageAssembler, block: dict[str, Any]) -> None:
+        """A complete block, on disk before anything acts on it (DESIGN §7: write-ahead)."""
+        try:
+            self.session.assistant_block(block, {"id": assembler.message_id, "model": assembler.model, "usage": dict(assembler.usage)})
+        except OSError as exc:
+            self._transcript_failed(exc)
+
+    def _result_written(self, tracked: TrackedTool) -> None:
+        """A tool's result, on disk the moment the tool ends (with what the screen showed of it)."""
+        assert tracked.result is not None
+        info: dict[str, Any] = {"status": tracked.status, "durationMs": int(max(0.0, tracked.t_end - tracked.t_start) * 1000), "ran": tracked.ran}
+        summary = summarize(tracked)
+        if summary:
+            info["summary"] = summary
+        if tracked.data is not None:
+            info["data"] = tracked.data
+        try:
+            self.session.tool_result(tracked.result.to_api(), info)
+        except OSError as exc:
+            self._transcript_failed(exc)
+
+    def _transcript_failed(self, exc: OSError) -> None:
+        """The disk refused a line (full, gone): say so once; the run goes on, the history stays whole."""
+        if not self._transcript_error:
+            self._transcript_error = True
+            self.emit(Notice("error", f"The transcript could not be written ({exc.strerror or exc}); this session may not resume completely."))
 
     def _set_executor(self, executor: StreamingToolExecutor | None) -> None:
         self._executor = executor
@@ -233,8 +264,8 @@ class Agent:
         started = self.clock()
         api_seconds = 0.0
         turns = 0
-        streamer = ResponseStreamer(self.model, self._new_executor, self.emit, self._set_executor)
-        stops = StopReasons(self.model.config.model, self.model.config.max_tokens)
+        streamer = ResponseStreamer(self.model, self._new_executor, self.emit, self._set_executor, self._write_ahead, self.session.drop_response)
+        stops = StopReasons(self.model.config.model, self.model.config.max_tokens, self.model.limits.ceiling(self.model.config.model))
         self.emit(RunStarted(self.session.id, self.model.config.model, prompt if isinstance(prompt, str) else "", self.registry.names, str(self.workspace.root), self.demo))
         self._append({"role": "user", "content": prompt})
 
@@ -274,6 +305,7 @@ class Agent:
                 response = await streamer.respond(request, signal)
                 api_seconds += self.clock() - t_api
                 if response.error is not None:
+                    self.session.drop_response()
                     stop = await self.context_manager.after_error(response.error, request, signal)
                     if stop is None:
                         continue  # recovered (the oldest part compacted): the request goes again
@@ -284,6 +316,7 @@ class Agent:
                     assert response.executor is not None
                     self._account(response)
                     await response.executor.discard("The response was cut off at the output token limit and is being retried.")
+                    self.session.drop_response()
                     self._executor = None
                     if not signal.aborted:
                         continue
@@ -294,6 +327,8 @@ class Agent:
                     self._append(message, response.meta())
                     a = response.assembler
                     self.emit(AssistantMessageFinished(message, a.stop_reason, a.message_id, a.model, dict(a.usage)))
+                else:
+                    self.session.drop_response()  # nothing of it stands (thinking alone, cut before a block)
                 self._account(response)
                 has_tools = await self._answer(message, response, verdict, signal)
                 self._executor = None

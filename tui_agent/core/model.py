@@ -22,6 +22,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from ..tools.os_names import for_model_deep
+from .model_limits import OutputLimits
+
 DEFAULT_MODEL = "claude-sonnet-4-6"
 DEFAULT_MAX_TOKENS = 16_000
 
@@ -242,6 +245,8 @@ class ModelClient:
         self.config = config
         self._http_client_factory = http_client_factory
         self._client: Any = None
+        self.limits = OutputLimits()
+        """Every request's max_tokens and thinking budget are fitted to its model's ceiling on the way out."""
         preload_sdk()
 
     async def client(self) -> Any:
@@ -274,6 +279,7 @@ class ModelClient:
 
         client = await self.client()
         request = web_search.strip_if_unsupported(request, self.config.base_url)
+        request = self.limits.fit(for_model_deep(request))  # valid Unicode (os_names), output within the model's limits
         saw_stop = False
         with Watchdog(self.config.response_timeout, self.config.idle_timeout):
             try:
@@ -321,11 +327,15 @@ class MessageAssembler:
         on_thinking: Callable[[str, int], None],
         on_tool_use: Callable[[dict[str, Any], str | None], None],
         on_server_block: Callable[[dict[str, Any]], None] | None = None,
+        on_block: Callable[["MessageAssembler", dict[str, Any]], None] | None = None,
     ) -> None:
         self._on_text = on_text
         self._on_thinking = on_thinking
         self._on_tool_use = on_tool_use
         self._on_server_block = on_server_block
+        self._on_block = on_block
+        """Each block the message will keep, the moment it is complete (the transcript's write-ahead),
+        before anything acts on it (a tool_use's tool starts after it returns)."""
         self.blocks: dict[int, _Block] = {}
         self.message_id = ""
         self.model = ""
@@ -406,12 +416,19 @@ class MessageAssembler:
             if error is not None:
                 self.invalid_tool_ids.add(block.data["id"])
             block.data["input"] = parsed
+            if self._on_block is not None:
+                self._on_block(self, block.data)
             self._on_tool_use(block.data, error)
+            block.parts = []
+            return
         elif block.parts:  # a server tool's input, streamed like a tool_use's
             try:
                 block.data["input"] = json.loads("".join(block.parts))
             except json.JSONDecodeError:
                 pass  # kept as the start event gave it
+        kept = not (block.type == "text" and not block.data.get("text")) and not (block.type == "thinking" and not block.data.get("signature"))
+        if kept and self._on_block is not None:
+            self._on_block(self, block.data)
         if block.type not in ("text", "thinking", "redacted_thinking", "tool_use") and self._on_server_block is not None:
             self._on_server_block(block.data)
         block.parts = []

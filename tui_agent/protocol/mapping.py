@@ -18,11 +18,13 @@ from ..core.events import (
     Notice,
     Retrying,
     RunStarted,
+    StreamMark,
     TextDelta,
     ThinkingDelta,
     ToolResultsSent,
 )
 from ..headless import result_object
+from ..stream_events import stream_event
 from ..headless_context import COMPACTION_EVENTS, compaction_lines
 
 # The Claude Code release whose stream-json protocol this speaks (the SDK reads it from `init`).
@@ -62,10 +64,8 @@ class MessageMapper:
         if isinstance(event, ToolResultsSent):
             return [self._envelope("user", {"message": event.message, "parent_tool_use_id": parent_tool_use_id(event),
                                             "timestamp": _timestamp()})]
-        if isinstance(event, (TextDelta, ThinkingDelta)) and self.partial_messages:
-            delta = {"type": "text_delta", "text": event.text} if isinstance(event, TextDelta) else {"type": "thinking_delta", "thinking": event.text}
-            return [self._envelope("stream_event", {"event": {"type": "content_block_delta", "index": event.index, "delta": delta},
-                                                    "parent_tool_use_id": parent_tool_use_id(event)})]
+        if isinstance(event, (TextDelta, ThinkingDelta, StreamMark)):
+            return [self._envelope("stream_event", {"event": stream_event(event), "parent_tool_use_id": parent_tool_use_id(event)})] if self.partial_messages else []
         if isinstance(event, COMPACTION_EVENTS):
             return list(compaction_lines(event, self.session_id))
         if isinstance(event, LoopEnded):

@@ -39,5 +39,18 @@ class SidechainSession:
     def append(self, kind: Literal["user", "assistant", "system", "result"], *, message: dict[str, Any] | None = None, data: dict[str, Any] | None = None, meta: dict[str, Any] | None = None) -> None:
         self._writer.append(kind, message=message, data=data, meta=meta)
 
+    # Write-ahead, as the main chain does it (see Session).
+    def assistant_block(self, block: dict[str, Any], meta: dict[str, Any]) -> None:
+        self._writer.assistant_block(block, meta)
+
+    def tool_result(self, block: dict[str, Any], info: dict[str, Any] | None = None) -> None:
+        self._writer.tool_result(block, info)
+
+    def drop_response(self) -> None:
+        self._writer.drop_response()
+
+    def result_written(self, tool_use_id: str) -> dict[str, Any] | None:
+        return self._writer.result_written(tool_use_id)
+
     def close(self) -> None:
         """The session belongs to the main agent: a child never closes it."""

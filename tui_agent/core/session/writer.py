@@ -1,12 +1,18 @@
 """A session's transcript file, written as the conversation happens, in Claude Code's line shape.
 
 `<project dir>/<session id>.jsonl` holds the lines, `<project dir>/<session id>/` the side files
-(`tool-results/`). Every history message becomes lines at once and is flushed, so a process killed at
-any moment leaves every finished message on disk (a reader repairs the rest, see reader.py):
-- a user prompt: one `user` line (with the permission mode of the moment);
-- an assistant message: one line per content block, all sharing the response's `message.id`, `usage`;
-- tool results: one `user` line per result, its parent the line of its tool_use, then one `user` line
-  for any text sent with them (the interrupt note, a subdirectory's memory: `isMeta`).
+(`tool-results/`). Write-ahead: a line is on disk before anything acts on what it records, so a process
+killed at any moment leaves a record of everything that happened (a reader repairs the rest, see
+reader.py):
+- a user prompt: one `user` line (with the permission mode of the moment), written before the request;
+- an assistant message: one line per content block, all sharing the response's `message.id`; each
+  block is written the moment it is complete (`assistant_block`, fsync'd for a tool_use before its
+  tool starts), and the message's end adds only what was not written yet (`stop_reason`, final usage);
+- tool results: one `user` line per result, its parent the line of its tool_use, written (fsync'd) the
+  moment the tool ends (`tool_result`); then one `user` line for any text sent with them (the
+  interrupt note, a subdirectory's memory: `isMeta`).
+A response that is dropped (a failed attempt retried, a cut response re-asked) leaves its lines as a
+dead branch: the next line hangs from where the response began.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import uuid
 from pathlib import Path
 from typing import IO, Any, Callable, Literal
@@ -36,6 +43,8 @@ class Session:
         """The session's side files (tool-results/)."""
         self.transcript_path = self.project_dir / f"{self.id}.jsonl"
         self.last_uuid: str | None = None
+        self.lock: Any = None
+        """This process's hold on the session (lock.py's SessionLock), taken by open_session; close() frees it."""
         self.mode_of: Callable[[], str] = lambda: "default"
         """The permission mode now (the factory points it at the policy); recorded on each prompt line."""
         self._branch = branch
@@ -45,6 +54,9 @@ class Session:
         """Fields every line of a side-chain carries (isSidechain, agentId, ...); empty for the main chain."""
         self._root: Session | None = None
         """The main chain's writer, for a side-chain: it owns the file."""
+        self._ahead = _Ahead()
+        """What the response being streamed has written ahead (blocks, results)."""
+        self._copied_meta: dict[str, dict[str, Any]] = {}
 
     def sidechain(self, **marks: Any) -> "Session":
         """A subagent's writer: the same file, a parent chain of its own (its first line hangs from
@@ -52,6 +64,7 @@ class Session:
         child = copy.copy(self)
         child.last_uuid = None
         child._tool_lines = {}
+        child._ahead = _Ahead()
         child._marks = {**self._marks, **marks}
         child._root = self._root or self
         return child
@@ -63,17 +76,20 @@ class Session:
             self._branch = git_branch(self.cwd)
         return self._branch
 
-    def _write(self, lines: list[dict[str, Any]]) -> None:
+    def _write(self, lines: list[dict[str, Any]], *, sync: bool = False) -> None:
+        """Append `lines` in one write (a kill leaves whole lines; a torn last line is skipped on reading).
+        `sync`: on the disk itself before returning (what a tool is about to act on, or did)."""
         if self._root is not None:
-            self._root._write(lines)
+            self._root._write(lines, sync=sync)
             return
         if self._fh is None:
             self._fh = open_private(self.transcript_path, "a", encoding="utf-8")  # 0600: the whole conversation
             if self._fh.tell() > 0 and not _ends_with_newline(self.transcript_path):
                 self._fh.write("\n")  # after a torn last line (a crash), start clean
-        # One write per message: a kill leaves whole lines (a torn last line is skipped on reading).
-        self._fh.write("".join(json.dumps(line, ensure_ascii=False, default=str) + "\n" for line in lines))
+        self._fh.write("".join(_dumps(line) + "\n" for line in lines))
         self._fh.flush()
+        if sync:
+            os.fdatasync(self._fh.fileno())
 
     def _line(self, kind: str, message: dict[str, Any], parent: str | None, **extra: Any) -> dict[str, Any]:
         line: dict[str, Any] = {
@@ -100,13 +116,72 @@ class Session:
         if kind == "result":
             self._write([{"type": RUN_LINE, "sessionId": self.id, "timestamp": now_iso(), "parentUuid": self.last_uuid, **(data or {}), **self._marks}])
         elif kind == "assistant" and message is not None:
-            self._write(self._assistant_lines(message, meta or {}))
+            self._write(self._finish_assistant(message, meta or {}))
         elif kind == "user" and message is not None:
             self._write(self._user_lines(message))
         elif kind == "system":
             # A fact of ours (a stop reason's handling): off the conversation chain, so readers skip it.
             self._write([{"type": "system", "subtype": "tui-agent", "uuid": str(uuid.uuid4()), "parentUuid": self.last_uuid,
                           "sessionId": self.id, "timestamp": now_iso(), "isMeta": True, "level": "info", "data": data or {}, **self._marks}])
+
+    # ----- write-ahead -------------------------------------------------------------------------
+    def assistant_block(self, block: dict[str, Any], meta: dict[str, Any]) -> None:
+        """One complete content block of the response being streamed, written now (a tool_use is on the
+        disk before its tool may start). The message's `append` later adds only what is missing."""
+        ahead = self._ahead
+        msg_id = meta.get("id") or ""
+        if ahead.msg_id != msg_id or not ahead.active:
+            ahead.begin(msg_id, self.last_uuid)
+        lines = self._assistant_lines({"content": [block]}, {**meta, "stop_reason": None})
+        ahead.blocks.append(copy.deepcopy(block))
+        self._write(lines, sync=block.get("type") == "tool_use")
+
+    def tool_result(self, block: dict[str, Any], info: dict[str, Any] | None = None) -> None:
+        """A tool's result, written (fsync'd) the moment the tool ends, hanging from its tool_use's line.
+        `info`: what the screen showed of the call (status, duration, summary, data), kept as our own
+        `tuiAgentTool` field so a resume draws it the same."""
+        tool_id = block.get("tool_use_id")
+        source = self._tool_lines.get(tool_id) if isinstance(tool_id, str) else None
+        if source is None:
+            return  # not a tool_use of this chain (a dropped response's): the results message decides
+        line = self._line("user", {"role": "user", "content": [block]}, source,
+                          toolUseResult=_result_text(block), sourceToolAssistantUUID=source,
+                          **({"tuiAgentTool": info} if info else {}))
+        self._ahead.results[tool_id] = (block, line["uuid"])
+        self._write([line], sync=True)
+
+    def drop_response(self) -> None:
+        """The response being streamed is not kept (retried, or nothing of it stands): what it wrote
+        becomes a dead branch; the next line hangs from where it began."""
+        ahead = self._ahead
+        if ahead.active:
+            self.last_uuid = ahead.mark
+            for block in ahead.blocks:
+                if block.get("type") == "tool_use":
+                    self._tool_lines.pop(block.get("id"), None)
+        self._ahead = _Ahead()
+
+    def result_written(self, tool_use_id: str) -> dict[str, Any] | None:
+        """The result already on disk for a tool_use of the current response (None: none yet)."""
+        found = self._ahead.results.get(tool_use_id)
+        return found[0] if found else None
+
+    def _finish_assistant(self, message: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]]:
+        """The whole message: the blocks not written ahead. If what was written ahead is not how the
+        message begins (the stream was cut and its end differs), the whole message is written again as
+        a new branch, and its results with it."""
+        ahead = self._ahead
+        content = message["content"]
+        msg_id = meta.get("id") or ""
+        if ahead.active and ahead.msg_id == msg_id and content[: len(ahead.blocks)] == ahead.blocks:
+            rest = content[len(ahead.blocks):]
+            ahead.active = False  # the message is whole; its written-ahead results stay usable
+            # Every block written ahead: nothing to add (the lines keep stop_reason null, as Claude Code's
+            # streamed lines did; the run line after says how the turn ended).
+            return self._assistant_lines({"content": rest}, meta) if rest else []
+        if ahead.active:
+            self.drop_response()
+        return self._assistant_lines(message, meta)
 
     def _assistant_lines(self, message: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]]:
         envelope = {
@@ -140,10 +215,16 @@ class Session:
             if block.get("type") != "tool_result":
                 others.append(block)
                 continue
+            written = self._ahead.results.pop(block["tool_use_id"], None)
+            if written is not None and written[0] == block:
+                self._tool_lines.pop(block["tool_use_id"], None)
+                last_result = written[1]  # on disk already, as the tool ended
+                continue
             source = self._tool_lines.pop(block["tool_use_id"], None)
             line = self._line(
                 "user", {"role": "user", "content": [block]}, source or last_result or self.last_uuid,
                 toolUseResult=_result_text(block), sourceToolAssistantUUID=source,
+                **({"tuiAgentTool": self._copied_meta[block["tool_use_id"]]} if block["tool_use_id"] in self._copied_meta else {}),
             )
             last_result = line["uuid"]
             lines.append(line)
@@ -189,18 +270,26 @@ class Session:
         self._write(lines)
         self.last_uuid = lines[-1]["uuid"]
         self._tool_lines.clear()
+        self._ahead = _Ahead()
         self.write_history(list(kept), list(kept_metas))
 
-    def write_history(self, history: list[dict[str, Any]], metas: list[dict[str, Any] | None] | None = None) -> None:
-        """Copy a conversation into this (new) file: a fork, or a session imported from Claude Code."""
-        for i, message in enumerate(history):
-            meta = metas[i] if metas and i < len(metas) else None
-            self.append(message["role"], message=message, meta=meta or None)
+    def write_history(self, history: list[dict[str, Any]], metas: list[dict[str, Any] | None] | None = None,
+                      tool_meta: dict[str, dict[str, Any]] | None = None) -> None:
+        """Copy a conversation into this (new) file: a fork, or a session imported from Claude Code.
+        `tool_meta`: what the screen showed of each call (status, duration...), carried into the copy."""
+        self._copied_meta = tool_meta or {}
+        try:
+            for i, message in enumerate(history):
+                meta = metas[i] if metas and i < len(metas) else None
+                self.append(message["role"], message=message, meta=meta or None)
+        finally:
+            self._copied_meta = {}
 
     def start_over(self) -> None:
         """/clear: the next line starts a new chain (parentUuid None), so a resume finds only what follows."""
         self.last_uuid = None
         self._tool_lines.clear()
+        self._ahead = _Ahead()
 
     def set_name(self, name: str) -> None:
         """Name the session (-n, /rename): Claude Code's `custom-title` line; the last one wins."""
@@ -222,6 +311,39 @@ class Session:
             os.fsync(self._fh.fileno())
             self._fh.close()
         self._fh = None  # a later line (a rename after the end) opens the file again
+        if self.lock is not None:  # another process may carry the session on now
+            self.lock.release()
+
+
+class _Ahead:
+    """The write-ahead state of one response: its id, where it began, its blocks and results on disk."""
+
+    __slots__ = ("msg_id", "mark", "blocks", "results", "active")
+
+    def __init__(self) -> None:
+        self.msg_id = ""
+        self.mark: str | None = None
+        self.blocks: list[dict[str, Any]] = []
+        self.results: dict[str, tuple[dict[str, Any], str]] = {}
+        self.active = False
+
+    def begin(self, msg_id: str, mark: str | None) -> None:
+        self.msg_id, self.mark, self.blocks, self.results, self.active = msg_id, mark, [], {}, True
+
+
+def _dumps(line: dict[str, Any]) -> str:
+    """One JSON line. A name the OS gave as bytes that are not UTF-8 (a folder, a file) is held as lone
+    surrogates (surrogateescape); they are written as `\\udcXX` escapes, which JSON allows and every
+    reader (ours, Node's) reads back to the same string, instead of crashing the write."""
+    text = json.dumps(line, ensure_ascii=False, default=str)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _ends_with_newline(path: Path) -> bool:
