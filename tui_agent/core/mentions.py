@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..tools.base import ToolContext, ToolError
+from ..tools.os_names import for_model, for_model_deep
 from .access import gate_of
 
 # `@path` (up to whitespace) or `@"path with spaces"`, at the start or after whitespace.
@@ -29,7 +30,8 @@ def system_reminder(text: str) -> str:
 
 
 def _called(tool: str, tool_input: dict[str, Any]) -> str:
-    return f"Called the {tool} tool with the following input: {json.dumps(tool_input, ensure_ascii=False, separators=(',', ':'))}"
+    # A name that is not UTF-8 as `\xNN` (os_names) before it is JSON: the model reads the escape, not `\udcXX`.
+    return f"Called the {tool} tool with the following input: {json.dumps(for_model_deep(tool_input), ensure_ascii=False, separators=(',', ':'))}"
 
 
 def _result(tool: str, text: str) -> str:
@@ -125,9 +127,9 @@ async def _read_what_fits(read: Any, path: Path, ctx: ToolContext) -> Any:
 
 def _listing(path: Path) -> str:
     try:
-        names = sorted(n for n in os.listdir(path) if not n.startswith("."))
+        names = sorted(for_model(n) for n in os.listdir(path) if not n.startswith("."))
     except OSError as exc:
-        return f"Cannot list {path}: {exc.strerror}"
+        return f"Cannot list {for_model(str(path))}: {exc.strerror}"
     return "\n".join(names)
 
 

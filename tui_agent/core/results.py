@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..tools.os_names import for_model_deep
 from ..tools.private_files import write_private
 
 ERROR_LIMIT = 10_000
@@ -120,6 +121,7 @@ class ResultStore:
         """Steps 1-3 for one result."""
         if tool_use_id in self._frozen:
             return ToolResultBlock(tool_use_id, self._frozen[tool_use_id], is_error)
+        content = for_model_deep(content)  # a name that is not UTF-8 as `\xNN`: history, screen and API agree
         if isinstance(content, str):
             if not content.strip():
                 content = empty_output_text(tool_name)

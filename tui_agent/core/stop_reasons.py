@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .model_limits import UNKNOWN_MODEL_CEILING, known_ceiling
+
 MAX_TEXT_CONTINUATIONS = 3
 RESUME_PROMPT = (
     "Output token limit hit. Resume directly where you stopped, mid-sentence if that is where the cut "
@@ -24,28 +26,10 @@ SPLIT_THE_WORK = (
     "several smaller steps) and try again."
 )
 
-# The most output tokens each model family may produce in one response (longest prefix wins).
-OUTPUT_MAXIMUM: dict[str, int] = {
-    "claude-opus-4-6": 128_000,
-    "claude-opus-4-5": 64_000,
-    "claude-opus-4-1": 32_000,
-    "claude-opus-4": 32_000,
-    "claude-sonnet-4": 64_000,
-    "claude-haiku-4-5": 64_000,
-    "claude-3-7-sonnet": 64_000,
-    "claude-3-5-sonnet": 8_192,
-    "claude-3-5-haiku": 8_192,
-    "claude-3-haiku": 4_096,
-}
-UNKNOWN_MODEL_MAXIMUM = 32_000
-
 
 def output_maximum(model: str) -> int:
-    best = ""
-    for prefix in OUTPUT_MAXIMUM:
-        if model.startswith(prefix) and len(prefix) > len(best):
-            best = prefix
-    return OUTPUT_MAXIMUM[best] if best else UNKNOWN_MODEL_MAXIMUM
+    """The table's output maximum for `model` (`model_limits`), or the unknown-model figure."""
+    return known_ceiling(model) or UNKNOWN_MODEL_CEILING
 
 
 def _text(content: list[dict[str, Any]]) -> str:
@@ -72,9 +56,11 @@ class Verdict:
 class StopReasons:
     """Per run: how many cuts in a row, and what was already tried."""
 
-    def __init__(self, model: str, max_tokens: int = 0) -> None:
+    def __init__(self, model: str, max_tokens: int = 0, ceiling: int | None = None) -> None:
         self.model = model
-        self.max_tokens = max_tokens
+        self.ceiling = ceiling if ceiling is not None else output_maximum(model)
+        """The most a request may ask for (the session's `OutputLimits.ceiling`): what a raised retry asks."""
+        self.max_tokens = min(max_tokens, self.ceiling)
         """What requests ask for: a raised retry is pointless when it is already the maximum."""
         self.text_cuts = 0
         self.raise_next = False
@@ -87,7 +73,7 @@ class StopReasons:
         if not self.raise_next:
             return None
         self.raise_next = False
-        return output_maximum(self.model)
+        return self.ceiling
 
     def judge(self, stop_reason: str | None, content: list[dict[str, Any]], cut_tool: tuple[bool, str | None], discardable: bool) -> Verdict:
         """`cut_tool`: (the last block is a tool_use cut before its input was whole, its id if it
@@ -106,10 +92,10 @@ class StopReasons:
             return Verdict("end", "max_tokens", "The response was cut off at the output token limit again after the model was asked to split the work.")
         cut, cut_id = cut_tool
         if cut:
-            if not self._raised_once and discardable and output_maximum(self.model) > self.max_tokens:
+            if not self._raised_once and discardable and self.ceiling > self.max_tokens:
                 self._raised_once = True
                 self.raise_next = True
-                return Verdict("retry_raised", detail=f"A tool call was cut off at the output token limit; retrying with max_tokens {output_maximum(self.model)}.")
+                return Verdict("retry_raised", detail=f"A tool call was cut off at the output token limit; retrying with max_tokens {self.ceiling}.")
             self._split_asked = True
             return Verdict("answer_cut_tool", detail="A tool call was cut off at the output token limit; the model is asked to split the work.", cut_tool_id=cut_id)
         if any(b.get("type") == "tool_use" for b in content):

@@ -11,7 +11,8 @@ Claude Code's mapping, seen on the wire (2.1.197 against the scripted server):
 
 Where we differ: thinking is off until someone asks for it (Claude Code 2.x turns it on by default), and
 on a 4.6 model an explicit budget is honoured as a budget (the API still accepts it) rather than dropped.
-A budget under the API's minimum of 1,024 is raised to it instead of being sent to fail.
+A budget under the API's minimum of 1,024 is raised to it instead of being sent to fail; one that would leave
+the answer less than 4,096 tokens under the model's output maximum (`model_limits`) shrinks.
 """
 
 from __future__ import annotations
@@ -21,14 +22,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Mapping
 
-from .stop_reasons import output_maximum
+from .model_limits import ANSWER_ROOM, MIN_THINKING_BUDGET, UNKNOWN_MODEL_CEILING, fit_output, known_ceiling
 
 INTERLEAVED_BETA = "interleaved-thinking-2025-05-14"
-MIN_BUDGET = 1_024
+MIN_BUDGET = MIN_THINKING_BUDGET
 DEFAULT_BUDGET = 31_999
 """Claude Code's budget when thinking is on without a number (its max_tokens 32,000 minus one)."""
-ANSWER_ROOM = 4_096
-"""Output tokens kept for the answer above the budget when max_tokens has to be raised for it."""
 
 Source = Literal["flag", "env", "settings", "toggle", "default"]
 
@@ -125,19 +124,22 @@ def supports_thinking(model: str) -> bool:
     return not _NO_THINKING.match(model)
 
 
-def thinking_config(choice: ThinkingChoice, model: str, max_tokens: int) -> tuple[dict[str, Any] | None, int]:
-    """(the request's `thinking` object or None, the max_tokens to send)."""
+def thinking_config(choice: ThinkingChoice, model: str, max_tokens: int, ceiling: int | None = None) -> tuple[dict[str, Any] | None, int]:
+    """(the request's `thinking` object or None, the max_tokens to send), both within `ceiling` (the
+    model's output maximum, `model_limits`): a budget that would leave under ANSWER_ROOM for the answer
+    shrinks, max_tokens rises above the budget as far as the ceiling allows."""
     if not choice.on or not supports_thinking(model):
         return None, max_tokens
     adaptive = choice.adaptive or bool(_ADAPTIVE_ONLY.match(model)) or (bool(_ADAPTIVE_OK.match(model)) and choice.budget is None)
     if adaptive:
         config: dict[str, Any] = {"type": "adaptive"}
     else:
-        ceiling = output_maximum(model)
-        budget = max(MIN_BUDGET, choice.budget or DEFAULT_BUDGET)
-        if budget >= max_tokens:
-            max_tokens = max(max_tokens, min(ceiling, budget + ANSWER_ROOM))
-        config = {"type": "enabled", "budget_tokens": min(budget, max_tokens - 1)}
+        if ceiling is None:
+            ceiling = known_ceiling(model) or UNKNOWN_MODEL_CEILING
+        max_tokens, budget = fit_output(ceiling, max_tokens, choice.budget or DEFAULT_BUDGET, ANSWER_ROOM)
+        if budget is None:  # a ceiling too small for the API's smallest budget
+            return None, max_tokens
+        config = {"type": "enabled", "budget_tokens": budget}
     if choice.display:
         config["display"] = choice.display
     return config, max_tokens
@@ -158,10 +160,10 @@ def _mid_tool_loop_without_thinking(messages: list[dict[str, Any]]) -> bool:
     return content[0].get("type") not in ("thinking", "redacted_thinking")
 
 
-def apply_thinking(request: dict[str, Any], choice: ThinkingChoice) -> dict[str, Any]:
-    """The request with thinking as `choice` asks: the config, max_tokens above the budget, no
-    temperature, and the interleaved-thinking beta when tools are offered."""
-    config, max_tokens = thinking_config(choice, request["model"], request["max_tokens"])
+def apply_thinking(request: dict[str, Any], choice: ThinkingChoice, ceiling: int | None = None) -> dict[str, Any]:
+    """The request with thinking as `choice` asks: the config, max_tokens above the budget (within
+    `ceiling`), no temperature, and the interleaved-thinking beta when tools are offered."""
+    config, max_tokens = thinking_config(choice, request["model"], request["max_tokens"], ceiling)
     if config is None or _mid_tool_loop_without_thinking(request.get("messages", [])):
         return request
     request["thinking"] = config

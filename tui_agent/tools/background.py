@@ -18,6 +18,7 @@ from pydantic import Field
 from . import processes
 from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
 from .env_filter import EnvFilter
+from .os_names import decode_output
 
 SERVICE_KEY = "background_shells"
 KEEP_BYTES = 1_000_000
@@ -89,7 +90,7 @@ class BackgroundShell:
             # (not forever: a child the shell left behind may hold it open).
             await asyncio.wait([self._reader], timeout=_DRAIN_AFTER_EXIT_S)
         data, self._read_pos, dropped = self._output.read_from(self._read_pos, whole_lines=self.status == "running")
-        return data.decode("utf-8", errors="replace"), dropped
+        return decode_output(data), dropped
 
     async def kill(self) -> None:
         self.killed = True

@@ -15,6 +15,8 @@ from typing import Any, Callable, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from .os_names import on_disk
+
 DEFAULT_MAX_RESULT_SIZE_CHARS = 100_000
 
 
@@ -29,6 +31,10 @@ InputT = TypeVar("InputT", bound=ToolInput)
 
 class ToolError(Exception):
     """Raised by a tool for an expected failure; its message becomes an is_error tool_result."""
+
+
+class ToolTimeout(ToolError):
+    """Raised by a tool that ran out of time: the result is its message and the progress it reported."""
 
 
 @dataclass(slots=True)
@@ -109,11 +115,12 @@ class Workspace:
         return (self.root, *self.extra_dirs)
 
     def resolve(self, path: str | Path) -> Path:
-        """An absolute, symlink-resolved path; relative paths are taken from the working folder."""
+        """An absolute, symlink-resolved path; relative paths are taken from the working folder. A name
+        the model wrote with `\\xNN` for a byte that is not UTF-8 is the file with that byte (os_names)."""
         p = Path(os.path.expanduser(str(path)))
         if not p.is_absolute():
             p = self.root / p
-        return p.resolve()
+        return on_disk(p).resolve()
 
     def contains(self, path: str | Path) -> bool:
         resolved = self.resolve(path)

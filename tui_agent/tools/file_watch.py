@@ -4,6 +4,8 @@ The mtime+size stamp misses a rewrite that keeps both (same size within the cloc
 a tool that restores mtimes). A watchfiles watcher on the folders of the files read catches those:
 on an event it hashes the file and compares with the hash of what the session last read or wrote,
 so the session's own writes (announced with `expect` before they happen) never count as external.
+Folders whose names are not UTF-8 cannot be watched (watchfiles takes text paths); their files keep the
+stamp check.
 
 The watcher runs in a daemon thread, started on first use; it is the session's, in
 `ctx.services["file_watch"]` (use `watcher_for(ctx)`), and `close()` stops it.
@@ -69,8 +71,9 @@ class FileWatcher:
         while not self._closed.is_set():
             with self._lock:
                 self._restart.clear()
-                dirs = [d for d in self._dirs if Path(d).is_dir()]
+                dirs = [d for d in self._dirs if _watchable(d) and Path(d).is_dir()]
             if not dirs:
+                self._ready.set()  # nothing it can watch: the stamp check is all there is
                 self._restart.wait(_TIMEOUT_MS / 1000)
                 continue
             for changes in watchfiles.watch(
@@ -102,6 +105,15 @@ class FileWatcher:
             now = None  # deleted or unreadable: the stamp check reports it
         if known is None or now != known:
             self._read_state.changed_externally.add(path)
+
+
+def _watchable(folder: str) -> bool:
+    """watchfiles takes UTF-8 paths only: a folder whose name is not (os_names) is left to the stamp check."""
+    try:
+        folder.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def watcher_for(ctx: ToolContext) -> FileWatcher:

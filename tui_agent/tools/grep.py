@@ -9,6 +9,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
+from .os_names import rg_glob
 from .ripgrep import NO_MATCH, run_rg
 
 _VCS_DIRS = (".git", ".svn", ".hg", ".bzr", ".jj")
@@ -154,7 +155,7 @@ def _rg_args(input: GrepInput, target: str) -> list[str]:
     if input.file_type:
         args += ["--type", input.file_type]
     for pattern in _split_globs(input.glob or ""):
-        args += ["--glob", pattern]
+        args += ["--glob", rg_glob(pattern)]  # `\xNN`: a byte of a name, as the tools show it (os_names)
     if input.output_mode == "files_with_matches":
         args.append("--files-with-matches")
     elif input.output_mode == "count":

@@ -89,7 +89,9 @@ async def _read_some(proc: asyncio.subprocess.Process, max_lines: int) -> RgResu
 
 def _lines(out: bytes) -> list[str]:
     # Split on "\n" only: str.splitlines would also cut matched lines at \x0c, \x1c, \u2028...
-    lines = out.decode("utf-8", "replace").split("\n")
+    # A path that is not UTF-8 keeps its bytes (surrogateescape, as os.fsdecode): Grep can stat it, and the
+    # results pipeline shows them to the model as `\xNN` (os_names), which Read turns back.
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
     if lines[-1] == "":
         lines.pop()
     return lines

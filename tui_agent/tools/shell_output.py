@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from .os_names import decode_output
 from .private_files import open_private
 
 MEMORY_LIMIT_BYTES = 1_000_000
@@ -53,11 +54,11 @@ class OutputCapture:
     def text(self) -> str:
         """The output as text; past the limit, head and tail around a note saying where the rest is."""
         if self._spill is None:
-            return self._head.decode("utf-8", errors="replace")
+            return decode_output(self._head)
         tail = self._tail[-self._half :]
         omitted = self.total_bytes - len(self._head) - len(tail)
         note = f"\n\n... [{omitted} bytes omitted; the full output is in {self.spill_path}] ...\n\n"
-        return self._head.decode("utf-8", errors="replace") + note + tail.decode("utf-8", errors="replace")
+        return decode_output(self._head) + note + decode_output(tail)
 
     def close(self) -> None:
         if self._spill is not None and not self._spill.closed:
@@ -91,9 +92,9 @@ class ProgressLines:
             block = chunk[start + 1 : last_nl]
         self._pending = chunk[last_nl + 1 :][-self._max_pending :]
         for line in block.split(b"\n"):
-            self._emit(line.decode("utf-8", errors="replace"))
+            self._emit(decode_output(line))
 
     def flush(self) -> None:
         if self._pending:
-            self._emit(self._pending.decode("utf-8", errors="replace"))
+            self._emit(decode_output(self._pending))
             self._pending = b""

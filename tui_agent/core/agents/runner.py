@@ -42,6 +42,8 @@ class SharedModelClient:
     def __init__(self, base: Any, model: str) -> None:
         self._base = base
         self.config = replace(base.config, model=model)
+        self.limits = base.limits
+        """The session's output limits (the base client fits every request to its model's ceiling)."""
 
     async def stream(self, request: dict[str, Any], on_event: Callable[[Any], None]) -> None:
         await self._base.stream(request, on_event)

@@ -24,6 +24,7 @@ from ..attempt import sleep_or_abort
 from ..events import CompactionFinished, CompactionProgress, CompactionStarted, CompactionTrigger, Notice, Retrying
 from ..history import last_text
 from ..model import MessageAssembler, ModelClient, ModelError, final_error, retry_plan
+from ..model_limits import fit_output
 from .carryover import carryover, read_state_for
 from ..access import gate_of
 from .precompact import run_pre_compact_hooks
@@ -111,10 +112,18 @@ class Compaction:
         agent = self.agent
         ask = {"role": "user", "content": [{"type": "text", "text": instruction(self.instructions)}]}
         request = agent.build_request([*head, ask])
-        request["max_tokens"] = min(agent.model.config.max_tokens, OUTPUT_RESERVE_CAP)
-        budget = (request.get("thinking") or {}).get("budget_tokens")
-        if isinstance(budget, int):  # the API wants max_tokens above a thinking budget
-            request["max_tokens"] = max(request["max_tokens"], budget + OUTPUT_RESERVE_CAP)
+        # Room for the summary (Claude Code's 20 k) above any thinking budget, all within the model's
+        # maximum: the budget shrinks first (an opus-4-1 summary asks 32,000 with a 12,000 budget).
+        thinking = request.get("thinking") or {}
+        budget = thinking.get("budget_tokens") if thinking.get("type") == "enabled" else None
+        budget = budget if isinstance(budget, int) else None
+        wanted = min(agent.model.config.max_tokens, OUTPUT_RESERVE_CAP) if budget is None else budget + OUTPUT_RESERVE_CAP
+        ceiling = agent.model.limits.ceiling(request["model"])
+        request["max_tokens"], fitted = fit_output(ceiling, wanted, budget, OUTPUT_RESERVE_CAP)
+        if fitted is not None:
+            request["thinking"] = {**thinking, "budget_tokens": fitted}
+        elif budget is not None:  # no room for any thinking under this ceiling
+            request.pop("thinking")
         return request
 
     async def run(self, signal: AbortSignal) -> CompactionFinished:

@@ -13,6 +13,8 @@ numbers the loop acts on:
   compaction threshold (ours; `autoPruneEnabled: false` turns it off);
 - the table itself is overridable in settings (ours): `"contextWindows": {"<model name or prefix>":
   {"contextWindow": 1000000, "maxOutputTokens": 64000}}`, the longest matching prefix winning.
+
+The most a model may produce in one response (what no request may exceed) is `core/model_limits.py`.
 """
 
 from __future__ import annotations

@@ -35,11 +35,13 @@ def claude_projects_root() -> Path:
 
 def project_slug(cwd: Path) -> str:
     """The working folder as one folder name, as Claude Code makes it: every non-alphanumeric
-    character becomes "-" (`/home/me/my_app` -> `-home-me-my-app`); very long ones keep a hash."""
-    slug = re.sub(r"[^A-Za-z0-9]", "-", str(cwd))
+    character becomes "-" (`/home/me/my_app` -> `-home-me-my-app`); very long ones keep a hash. A name
+    that is not UTF-8 is read as Node reads it (one U+FFFD per bad sequence), so the folder is Claude Code's."""
+    name = os.fsencode(cwd).decode("utf-8", "replace")
+    slug = re.sub(r"[^A-Za-z0-9]", "-", name)
     if len(slug) <= MAX_SLUG:
         return slug
-    return slug[:MAX_SLUG] + "-" + hashlib.sha256(str(cwd).encode()).hexdigest()[:8]
+    return slug[:MAX_SLUG] + "-" + hashlib.sha256(name.encode()).hexdigest()[:8]
 
 
 def project_dir(cwd: Path, root: Path | None = None) -> Path:
