@@ -190,10 +190,13 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.error(str(exc).replace("\n", " "))
     if args.resume != "":  # the app's picker opens the session itself
         from .core.session import NoConversationFound
+        from .core.session.lock import SessionBusy
         from .factory import open_settings_session
 
-        try:
-            opened = open_settings_session(settings)
+        try:  # headless front ends fork a session another process is writing; the app asks (session_busy.py)
+            opened = open_settings_session(settings, busy="fork" if args.print_mode or protocol else "raise")
+        except SessionBusy:
+            opened = None
         except NoConversationFound as exc:
             sys.stderr.write(f"{exc}\n")
             return 1
@@ -230,7 +233,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from .headless import run_headless
 
         gc_pause.resume()
-        return asyncio.run(run_headless(settings, prompt, args.output_format, args.verbose, opened=opened))
+        return asyncio.run(run_headless(settings, prompt, args.output_format, args.verbose, opened=opened, partial=bool(getattr(args, "include_partial_messages", False))))
 
     from .ui.app import run_app
 

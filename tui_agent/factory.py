@@ -9,8 +9,10 @@ from .config import AgentSettings
 from .core.events import Event, Notice
 from .core.loop import Agent, LoopOptions
 from .core.model import ModelClient, ModelConfig
+from .core.model_limits import OutputLimits, explicit_max_output
 from .core.permission_types import PERMISSION_MODES, AskHandler, PermissionPolicy
 from .core.session import OpenedSession, open_session
+from .core.session.resume import BusyPolicy
 from .core.access import ReadGate
 from .core.session.memory_context import ProjectMemory
 from .core.thinking import ThinkingChoice, ThinkingError, ThinkingState, choose
@@ -135,10 +137,23 @@ def build_agent(
         add_post_tool_use_hook(agent.context, post_tool_use)
     agent.history = list(opened.history)
     tell = on_notice or (lambda level, text: emit(Notice.of(level, text)))  # type: ignore[arg-type]
+    install_output_limits(model, policy, None if demo else tell)
     agent.thinking = ThinkingState(thinking_choice(settings, policy, tell))
     for level, text in opened.notes:
         tell(level, text)
     return agent
+
+
+def install_output_limits(model: ModelClient, policy: Any, tell: Callable[[str, str], None] | None) -> None:
+    """The session's output limits (core/model_limits.py): the user's CLAUDE_CODE_MAX_OUTPUT_TOKENS is
+    what requests ask for (as in Claude Code) and, with settings `contextWindows`, the figure for a model
+    the table does not know; a model without one is named once (not for the demo)."""
+    read = lambda key, default=None: read_setting(policy, key, default)  # noqa: E731
+    explicit = explicit_max_output(read)
+    if explicit:
+        model.config.max_tokens = explicit
+    notify = None if tell is None else (lambda text: tell("info", text))
+    model.limits = OutputLimits(explicit=explicit, overrides=read("contextWindows", None), notify=notify)
 
 
 def thinking_choice(settings: AgentSettings, policy: Any, tell: Callable[[str, str], None]) -> ThinkingChoice:
@@ -178,8 +193,9 @@ def small_model_name(settings: AgentSettings, scripted: bool) -> str | None:
     return None if scripted else DEFAULT_SMALL_FAST_MODEL
 
 
-def open_settings_session(settings: AgentSettings) -> OpenedSession:
-    """The session the flags ask for (raises NoConversationFound or ValueError with Claude Code's words)."""
+def open_settings_session(settings: AgentSettings, busy: BusyPolicy = "fork") -> OpenedSession:
+    """The session the flags ask for (raises NoConversationFound or ValueError with Claude Code's words;
+    SessionBusy with busy="raise" when another process is writing it)."""
     return open_session(
         settings.cwd.resolve(),
         resume=settings.resume or None,
@@ -187,6 +203,7 @@ def open_settings_session(settings: AgentSettings) -> OpenedSession:
         fork=settings.fork_session,
         session_id=settings.session_id,
         name=settings.session_name,
+        busy=busy,
     )
 
 

@@ -25,13 +25,7 @@ from textual.widgets import Static  # noqa: E402
 from ..core.events import (  # noqa: E402
     ContextUpdated,
     LoopEnded,
-    PermissionAnswered,
-    PermissionAsked,
     RunStarted,
-    ToolFinished,
-    ToolProgress,
-    ToolQueued,
-    ToolStarted,
     UsageUpdated,
 )
 from ..core.mcp.events import McpServersChanged, status_summary  # noqa: E402
@@ -279,23 +273,7 @@ class TuiAgentApp(App[int]):
             if isinstance(event, SUBAGENT_EVENTS):  # a subagent's: its lane group and its cell, not the conversation
                 lanes_changed = apply_subagent_event(self.calls, event, now) or lanes_changed
                 continue
-            if isinstance(event, ToolQueued):
-                self.conversation.tool_queued(self.calls.on_queued(event))
-                lanes_changed = True
-            elif isinstance(event, ToolStarted):
-                lanes_changed = self.calls.on_started(event) is not None
-            elif isinstance(event, ToolProgress):
-                call = self.calls.on_progress(event, now)
-                lanes_changed = call is not None
-                if call is not None and call.name == "Agent":  # its cell shows the subagent's current tool
-                    self.conversation.call_changed(call.id)
-            elif isinstance(event, PermissionAsked):
-                lanes_changed = self.calls.on_asked(event) is not None
-            elif isinstance(event, PermissionAnswered):
-                lanes_changed = self.calls.on_answered(event) is not None
-            elif isinstance(event, ToolFinished):
-                lanes_changed = self.calls.on_finished(event) is not None
-            elif isinstance(event, RunStarted):
+            if isinstance(event, RunStarted):
                 self.calls.clear()
                 self.lanes.start_run(now)
                 self.status.state.model = event.model
@@ -310,7 +288,8 @@ class TuiAgentApp(App[int]):
                 state.input_tokens, state.output_tokens = event.total_input_tokens, event.total_output_tokens
                 state.cost_usd = event.total_cost_usd
                 self.status.refresh()
-            self.conversation.on_event(event)
+            # The calls and the transcript: the same path a resumed conversation is replayed through.
+            lanes_changed = self.conversation.apply(self.calls, event, now) or lanes_changed
             self.notifier.on_event(event)
             if isinstance(event, LoopEnded):
                 self._run_ended()
@@ -413,6 +392,8 @@ class TuiAgentApp(App[int]):
         # Whatever still runs on the core's thread (the app closed without /quit) is cancelled: its
         # tools' processes die, and the thread ends.
         await self.runner.shutdown(QUIT_GRACE_S)
+        if self._opened is not None:  # ended without /quit: the session is closed all the same (its lock freed)
+            self._opened.session.close()
 
     def action_cycle_mode(self) -> None:
         from .commands import cycle_mode
