@@ -1,4 +1,8 @@
-"""Finding sessions: ours and Claude Code's, for this directory or all, newest first, by id or by name."""
+"""Finding sessions: ours and Claude Code's, for this directory or all, newest first, by id or by name.
+
+One file never hides the others: a file that cannot be read, or holds no conversation that could be read,
+is a skipped row with its path and the reason (the picker shows it, a failed `-r` names it).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from pathlib import Path
 from typing import Iterator, Literal
 
 from .paths import claude_projects_root, project_slug, sessions_root
-from .reader import Conversation, content_blocks, load
+from .reader import COMPACT_SUMMARY_PREFIX, Conversation, content_blocks, load
 
 Source = Literal["tui-agent", "claude-code"]
 
@@ -31,10 +35,36 @@ class SessionInfo:
     message_count: int = 0
     ended_mid_turn: bool = False
     cwd: str = ""
+    unreadable: int = 0
+    """Lines of the file that could not be read."""
 
     @property
     def title(self) -> str:
         return self.name or self.first_prompt or "(no prompt)"
+
+    @classmethod
+    def of(cls, conv: Conversation, path: Path, source: Source, modified: float, size: int) -> SessionInfo:
+        """The row for a conversation read from `path`."""
+        first = next((m for m, hidden in zip(conv.history, conv.hidden) if m["role"] == "user" and not hidden and _text(m)), None)
+        return cls(conv.session_id or path.stem, path, source, modified, size, name=conv.name,
+                   first_prompt=_text(first).strip().splitlines()[0][:200] if first else "", branch=conv.branch,
+                   message_count=len(conv.history), ended_mid_turn=conv.ended_mid_turn, cwd=conv.cwd, unreadable=conv.unreadable)
+
+
+@dataclass(slots=True)
+class Skipped:
+    """A session file left out of the list, and why."""
+
+    path: Path
+    source: Source
+    reason: str
+
+
+@dataclass(slots=True)
+class Listing:
+    sessions: list[SessionInfo]
+    """Newest first."""
+    skipped: list[Skipped]
 
 
 def _files(root: Path, cwd: Path | None) -> Iterator[Path]:
@@ -54,38 +84,56 @@ def describe(path: Path, source: Source, conv: Conversation | None = None) -> Se
     key = (path, stat.st_mtime_ns, stat.st_size)
     if conv is None and key in _described:
         return _described[key]
-    conv = conv or load(path)
-    first = next((m for m, hidden in zip(conv.history, conv.hidden) if m["role"] == "user" and not hidden and _text(m)), None)
-    info = SessionInfo(conv.session_id or path.stem, path, source, stat.st_mtime, stat.st_size, name=conv.name,
-                       first_prompt=_text(first).strip().splitlines()[0][:200] if first else "", branch=conv.branch,
-                       message_count=len(conv.history), ended_mid_turn=conv.ended_mid_turn, cwd=conv.cwd)
+    info = SessionInfo.of(conv or load(path), path, source, stat.st_mtime, stat.st_size)
     _described[key] = info
     return info
 
 
 def _text(message: dict | None) -> str:
+    """A prompt's words (never a reminder, an interrupt note or a compaction's summary)."""
     if not message:
         return ""
-    return " ".join(b.get("text", "") for b in content_blocks(message["content"]) if b.get("type") == "text" and not b.get("text", "").startswith(("<system-reminder>", "[Request interrupted")))
+    return " ".join(b["text"] for b in content_blocks(message["content"]) if b.get("type") == "text"
+                    and not b["text"].startswith(("<system-reminder>", "[Request interrupted", COMPACT_SUMMARY_PREFIX)))
 
 
-def list_sessions(cwd: Path | None, *, include_claude: bool = True) -> list[SessionInfo]:
-    """Sessions of `cwd` (all projects when None), ours and Claude Code's, newest first. A file that
-    cannot be read is left out (never hides the others)."""
-    found: list[SessionInfo] = []
+def examine(path: Path, source: Source) -> SessionInfo | Skipped | None:
+    """The file's row, why it is skipped, or None when it holds nothing to list (no messages yet, or gone)."""
+    try:
+        info = describe(path, source)
+    except FileNotFoundError:
+        return None  # removed while we looked
+    except Exception as exc:  # noqa: BLE001 - whatever is wrong with one file (even a bug of ours) must not hide the others
+        return Skipped(path, source, f"could not be read: {str(exc) or type(exc).__name__}")
+    if info.message_count:
+        return info
+    if info.unreadable:
+        s = "" if info.unreadable == 1 else "s"
+        return Skipped(path, source, f"no conversation could be read ({info.unreadable} unreadable line{s})")
+    return None
+
+
+def scan_sessions(cwd: Path | None, *, include_claude: bool = True) -> Listing:
+    """Sessions of `cwd` (all projects when None), ours and Claude Code's, newest first, and the files
+    skipped (see the module's docstring)."""
+    listing = Listing([], [])
     sources: list[tuple[Path, Source]] = [(sessions_root(), "tui-agent")]
     if include_claude:
         sources.append((claude_projects_root(), "claude-code"))
     for root, source in sources:
         for path in _files(root, cwd):
-            try:
-                info = describe(path, source)
-            except OSError:
-                continue
-            if info.message_count:
-                found.append(info)
-    found.sort(key=lambda i: i.modified, reverse=True)
-    return found
+            found = examine(path, source)
+            if isinstance(found, SessionInfo):
+                listing.sessions.append(found)
+            elif found is not None:
+                listing.skipped.append(found)
+    listing.sessions.sort(key=lambda i: i.modified, reverse=True)
+    return listing
+
+
+def list_sessions(cwd: Path | None, *, include_claude: bool = True) -> list[SessionInfo]:
+    """The sessions scan_sessions finds (without the skipped files)."""
+    return scan_sessions(cwd, include_claude=include_claude).sessions
 
 
 def is_session_id(value: str) -> bool:
@@ -106,19 +154,38 @@ def find_session(target: str, cwd: Path) -> tuple[Path, Source] | None:
     Only an id names a file, and only inside the two sessions folders: a path or a pattern finds nothing."""
     if not is_safe_reference(target):
         return None
-    for root, source in ((sessions_root(), "tui-agent"), (claude_projects_root(), "claude-code")):
-        if not is_session_id(target):
-            break
-        here = root / project_slug(cwd.resolve()) / f"{target}.jsonl"
-        if here.is_file():
-            return here, source  # type: ignore[return-value]
-        if root.is_dir():
-            for path in root.glob(f"*/{target}.jsonl"):
-                return path, source  # type: ignore[return-value]
+    for path, source in _named_by_id(target, cwd):
+        if not isinstance(examine(path, source), Skipped):
+            return path, source
     for info in list_sessions(cwd, include_claude=False):
         if info.name and info.name == target:
             return info.path, info.source
     return None
+
+
+def _named_by_id(target: str, cwd: Path) -> Iterator[tuple[Path, Source]]:
+    """The files named by a session id: ours first, then Claude Code's; this directory first, then any."""
+    if not is_session_id(target):
+        return
+    roots: tuple[tuple[Path, Source], ...] = ((sessions_root(), "tui-agent"), (claude_projects_root(), "claude-code"))
+    for root, source in roots:
+        here = root / project_slug(cwd.resolve()) / f"{target}.jsonl"
+        if here.is_file():
+            yield here, source
+        if root.is_dir():
+            yield from ((p, source) for p in root.glob(f"*/{target}.jsonl") if p != here and p.is_file())
+
+
+def unreadable_note(target: str, cwd: Path) -> str:
+    """For a failed `-r`: the files of this directory (or named by `target`) that were skipped, and why."""
+    skipped = {s.path: s for s in scan_sessions(cwd).skipped}
+    for path, source in _named_by_id(target, cwd):
+        found = examine(path, source)
+        if isinstance(found, Skipped):
+            skipped[path] = found
+    if not skipped:
+        return ""
+    return "\nSkipped (could not be read): " + "; ".join(f"{s.path}: {s.reason}" for s in skipped.values())
 
 
 def latest_session(cwd: Path) -> Path | None:

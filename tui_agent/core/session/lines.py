@@ -7,6 +7,11 @@ own line, all sharing `message.id`, and each tool result as its own `user` line 
 line of its tool_use. Other types (`attachment`, `system`, `summary`, `custom-title`, `last-prompt`,
 `queue-operation`, ...) exist; readers skip what they do not know. Our own facts go in line types of our
 own (`tui-agent-run`), never in changed fields of theirs.
+
+Older versions wrote the same lines with less in them (tests/core/session/fixtures/README.md has one file of
+each shape): 0.2.x a whole response per assistant line; 1.0.x one line per block, each parent the line
+before, a compaction summary starting a chain of its own (the `compact_boundary` came in later 1.0.x);
+2.1.x `progress` lines, which until about 2.1.9x sat in the parentUuid chain between messages.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from pydantic import BaseModel, ConfigDict
 
 VERSION = "2.1.197"
 """The Claude Code transcript version whose shape we write (the `version` field)."""
+SHELL_RECORD = "shell_command"
+"""`data.subtype` of our `system` line recording a `!` command (status, duration, the file of its output)."""
 RUN_LINE = "tui-agent-run"
 """Our line type closing a run: why it ended, turns, cost. Claude Code skips it."""
 
@@ -106,3 +113,57 @@ class RunLine(BaseModel):
     detail: str = ""
     num_turns: int = 0
     total_cost_usd: float | None = None
+
+
+class SummaryLine(BaseModel):
+    """`summary` (0.2.x to 2.x): a title for the conversation ending at `leafUuid` (Claude Code names sessions
+    by it; we name one by it when it has no `custom-title`)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: Literal["summary"]
+    summary: str
+    leafUuid: str
+
+
+class ProgressLine(BaseModel):
+    """`progress` (2.1.x): a hook run, a shell command's output so far, a subagent's step. Never part of the
+    conversation; a line whose parentUuid names one hangs, for the conversation, from that line's parent."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: Literal["progress"]
+    uuid: str
+    parentUuid: str | None
+    data: dict[str, Any]
+    """`{"type": "hook_progress" | "bash_progress" | "agent_progress" | ..., ...}`."""
+    toolUseID: str
+    parentToolUseID: str
+
+
+class QueuedCommandAttachment(BaseModel):
+    """`attachment.type == "queued_command"`: a message that came while Claude Code was busy, delivered with
+    the next request. Typed by the user (`commandMode` "prompt", no `origin` or a human one, not `isMeta`) it
+    is the user's prompt; otherwise (a task notification, a coordinator's message) a reminder."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: Literal["queued_command"]
+    prompt: str | list[dict[str, Any]]
+    commandMode: str | None = None
+    """"prompt" or "task-notification" (absent in older versions: a prompt)."""
+    origin: dict[str, Any] | None = None
+    """Who sent it: `{"kind": "human" | "task-notification" | "coordinator" | ...}`."""
+    isMeta: bool | None = None
+    source_uuid: str | None = None
+
+
+class PermissionModeLine(BaseModel):
+    """`permission-mode` (2.1.x): the session's permission mode, written again when it changes and at exit,
+    so it may be newer than the last prompt's `permissionMode`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: Literal["permission-mode"]
+    permissionMode: str
+    sessionId: str

@@ -1,7 +1,8 @@
 """The /resume picker: this directory's sessions (ours and Claude Code's), newest first.
 
 Each row: the name or first prompt, age, git branch, message count, size, and marks for a Claude Code
-session and for one that ended mid-turn (shown, never hidden). Type to filter; ↑/↓ choose; Space shows
+session and for one that ended mid-turn (shown, never hidden). A file that could not be read is a row of its
+own at the end, with its path and the reason, that cannot be chosen. Type to filter; ↑/↓ choose; Space shows
 the last messages; Enter resumes; Ctrl+A switches between this directory and all projects; Esc cancels.
 """
 
@@ -20,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.session.index import SessionInfo, list_sessions
+from ...core.session.index import Listing, SessionInfo, Skipped, scan_sessions
 from ...core.session.reader import content_blocks, load
 
 PREVIEW_MESSAGES = 6
@@ -52,6 +53,11 @@ def row_text(info: SessionInfo, now: float, all_projects: bool = False) -> str:
     if info.ended_mid_turn:
         marks += "  ⚠ ended mid-turn"
     return f"{info.title[:90]}{marks}\n   {' · '.join(parts)}"
+
+
+def skipped_text(skipped: Skipped) -> str:
+    source = "  [Claude Code]" if skipped.source == "claude-code" else ""
+    return f"⚠ skipped: {skipped.path}{source}\n   {skipped.reason}"
 
 
 def preview_text(info: SessionInfo) -> str:
@@ -106,6 +112,7 @@ class ResumePicker(ModalScreen[SessionInfo | None]):
         self.clock = clock
         self.all_projects = False
         self.sessions: list[SessionInfo] = []
+        self.skipped: list[Skipped] = []
         self.shown: list[SessionInfo] = []
         self.loaded = False
 
@@ -124,11 +131,12 @@ class ResumePicker(ModalScreen[SessionInfo | None]):
     @work(thread=True, exclusive=True, group="resume-picker")
     def _load(self) -> None:
         # Reading every file can take a moment: off the UI thread.
-        sessions = list_sessions(None if self.all_projects else self.cwd.resolve())
-        self.app.call_from_thread(self._loaded, sessions)
+        listing = scan_sessions(None if self.all_projects else self.cwd.resolve())
+        self.app.call_from_thread(self._loaded, listing)
 
-    def _loaded(self, sessions: list[SessionInfo]) -> None:
-        self.sessions = sessions
+    def _loaded(self, listing: Listing) -> None:
+        self.sessions = listing.sessions
+        self.skipped = listing.skipped
         self.loaded = True
         self._refilter()
 
@@ -146,6 +154,8 @@ class ResumePicker(ModalScreen[SessionInfo | None]):
         elif self.loaded:
             where = "any project" if self.all_projects else "this directory (Ctrl+A: all projects)"
             options.add_option(Option(f"No sessions in {where}.", disabled=True))
+        # After the sessions, so their indexes stay those of `shown`; never chosen.
+        options.add_options([Option(Text(skipped_text(s)), disabled=True) for s in self.skipped])
         self._hide_preview()
 
     def _current(self) -> SessionInfo | None:
