@@ -4,16 +4,24 @@ message `<bash-input>CMD</bash-input>` + `<bash-stdout>OUT</bash-stdout><bash-st
 
 With `respondToBashCommands` (default true, as Claude Code) the model answers it at once; otherwise (and
 after an interrupt) it is only recorded, after Claude Code's local-command caveat.
+
+The output is whole everywhere: the cell gets all of it (it folds it, core events carry it), the model gets
+it under the Bash tool's rules (over `max_result_size_chars` it is saved under the session folder and the
+model gets a `<persisted-output>` preview naming the file). What the screen showed and the history does not
+hold (how long it took, the file holding a long or interrupted output) is recorded beside the message, a
+`shell_command` line (`record_data`), so a resumed session draws the cell alike (core/session/replay.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
+from pathlib import Path
 from typing import Any
 
-from .events import LoopEnded, ToolFinished, ToolProgress, ToolQueued, ToolStarted
-from .loop import INTERRUPT_NOTE
+from .session.lines import SHELL_RECORD
+from .events import LoopEnded, ToolFinished, ToolProgress, ToolQueued, ToolStarted, ToolStatus
 from .user_settings import read_setting
 
 LOCAL_COMMAND_CAVEAT = (
@@ -21,6 +29,18 @@ LOCAL_COMMAND_CAVEAT = (
     "DO NOT respond to these messages or otherwise consider them in your response unless the user explicitly "
     "asks you to.</local-command-caveat>"
 )
+"""The `subtype` of the transcript's record of a `!` command (a `system` line's `data`)."""
+USER_SHELL_DATA = "user_shell"
+"""`ToolFinished.data["type"]` of a `!` command's cell."""
+OUTPUT_PATH_KEY = "outputPath"
+MAX_SHOWN_LINES = 2_000
+"""The most lines of output a `!` cell draws expanded (drawing is ~50 µs a line, on the UI's thread); a
+longer output is whole in a file, which the cell names."""
+PERSISTED_OPEN, PERSISTED_CLOSE = "<persisted-output>", "</persisted-output>"
+_SAVED_TO = re.compile(r"Full output saved to: (.+)")
+_INPUT = re.compile(r"\A<bash-input>(.*)</bash-input>\Z", re.DOTALL)
+_OUTPUT = re.compile(r"\A<bash-stdout>(.*)</bash-stdout><bash-stderr>(.*)</bash-stderr>\Z", re.DOTALL)
+_FAILED = ("Exit code", "Command timed out", "Command failed")
 
 
 def escape(text: str) -> str:
@@ -28,11 +48,123 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def unescape(text: str) -> str:
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
 def bash_blocks(command: str, stdout: str, stderr: str) -> list[dict[str, Any]]:
-    return [
-        {"type": "text", "text": f"<bash-input>{command}</bash-input>"},
-        {"type": "text", "text": f"<bash-stdout>{escape(stdout)}</bash-stdout><bash-stderr>{escape(stderr)}</bash-stderr>"},
-    ]
+    return [input_block(command), output_block(escape(stdout), escape(stderr))]
+
+
+def input_block(command: str) -> dict[str, Any]:
+    return {"type": "text", "text": f"<bash-input>{command}</bash-input>"}
+
+
+def output_block(stdout: str, stderr: str) -> dict[str, Any]:
+    """`stdout` and `stderr` escaped already."""
+    return {"type": "text", "text": f"<bash-stdout>{stdout}</bash-stdout><bash-stderr>{stderr}</bash-stderr>"}
+
+
+def model_stdout(shaped: str, persisted: bool) -> str:
+    """The output as the model reads it in `<bash-stdout>`: escaped; a persisted-output message keeps its
+    own tags (they are ours, not the command's) around the escaped preview."""
+    if persisted and shaped.startswith(PERSISTED_OPEN) and shaped.endswith(PERSISTED_CLOSE):
+        return PERSISTED_OPEN + escape(shaped[len(PERSISTED_OPEN):-len(PERSISTED_CLOSE)]) + PERSISTED_CLOSE
+    return escape(shaped)
+
+
+def parse_input(text: str) -> str | None:
+    """The command of a `<bash-input>` text, or None."""
+    found = _INPUT.match(text)
+    return found.group(1) if found else None
+
+
+def parse_output(text: str) -> tuple[str, str, Path | None] | None:
+    """A `<bash-stdout>…<bash-stderr>…` text: (stdout, stderr, the file holding the whole output when
+    the model got a persisted-output preview); None when the text is not that."""
+    found = _OUTPUT.match(text)
+    if found is None:
+        return None
+    stdout, stderr = found.group(1), unescape(found.group(2))
+    if stdout.startswith(PERSISTED_OPEN) and stdout.endswith(PERSISTED_CLOSE):
+        inner = unescape(stdout[len(PERSISTED_OPEN):-len(PERSISTED_CLOSE)])
+        saved = _SAVED_TO.search(inner)
+        return inner.strip("\n"), stderr, Path(saved.group(1)) if saved else None
+    return unescape(stdout), stderr, None
+
+
+def split_output(text: str, is_error: bool) -> tuple[str, str]:
+    """A Bash result as (stdout, stderr): a failure's last line ("Exit code N", a timeout) is stderr."""
+    if is_error and "\n" in text and text.rsplit("\n", 1)[1].startswith(_FAILED):
+        stdout, stderr = text.rsplit("\n", 1)
+        return stdout, stderr
+    return ("", text) if is_error else (text, "")
+
+
+def failed(stderr: str) -> bool:
+    """Whether a recorded command failed, by what its stderr says (a resumed file without our record)."""
+    return stderr.startswith(_FAILED)
+
+
+def shown_output(stdout: str, stderr: str) -> str:
+    """What a `!` cell shows: all of the output, then what the failure said."""
+    return "\n".join(part for part in (stdout.rstrip("\n"), stderr) if part)
+
+
+def saved_output(path: Path) -> str | None:
+    """The output a `!` cell showed, read back from the file that holds it whole (None: it is gone). Past
+    the shell's memory limit the cell showed its head and tail around a note naming the file, as
+    tools/shell_output.OutputCapture.text() made it (decoded as it decodes)."""
+    from ..tools.os_names import decode_output
+    from ..tools.shell_output import MEMORY_LIMIT_BYTES
+    from .session.paths import claude_projects_root, sessions_root
+
+    if not _a_sessions_output_file(path, (sessions_root(), claude_projects_root())):
+        return None  # a transcript names the file: only a session's own tool-results/ are read back
+    try:
+        with path.open("rb") as fh:
+            size = fh.seek(0, 2)
+            fh.seek(0)
+            if size <= MEMORY_LIMIT_BYTES:
+                return decode_output(fh.read())
+            half = MEMORY_LIMIT_BYTES // 2
+            head = fh.read(half)
+            fh.seek(size - half)
+            tail = fh.read()
+    except OSError:
+        return None
+    note = f"\n\n... [{size - len(head) - len(tail)} bytes omitted; the full output is in {path}] ...\n\n"
+    return decode_output(head) + note + decode_output(tail)
+
+
+def _a_sessions_output_file(path: Path, roots: tuple[Path, ...]) -> bool:
+    """`<root>/<project>/<session>/tool-results/<file>`, links resolved."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return False
+    if real.parent.name != "tool-results":
+        return False
+    for root in roots:
+        try:
+            if real.is_relative_to(root.resolve()):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def cell_data(path: Path | None) -> dict[str, Any]:
+    """`ToolFinished.data` of a `!` cell: the file holding the whole output, when there is one."""
+    return {"type": USER_SHELL_DATA, **({OUTPUT_PATH_KEY: str(path)} if path is not None else {})}
+
+
+def record_data(call_id: str, command: str, status: str, duration_ms: int, path: Path | None) -> dict[str, Any]:
+    """The transcript's record of a `!` command (what the history does not hold)."""
+    data: dict[str, Any] = {"subtype": SHELL_RECORD, "id": call_id, "command": command, "status": status, "durationMs": duration_ms}
+    if path is not None:
+        data[OUTPUT_PATH_KEY] = str(path)
+    return data
 
 
 class ShellCommand:
@@ -51,7 +183,10 @@ class ShellCommand:
             self._task.cancel()
 
     async def run(self) -> LoopEnded:
+        # Here, not above: the cells and the replay read this module's formats on the way to the first frame.
         from ..tools.bash import BashInput, BashTool
+        from ..tools.partial_output import take_partial_output
+        from .history import INTERRUPT_NOTE
 
         agent, clock, emit = self.agent, self.agent.clock, self.agent.emit
         tool = BashTool()
@@ -64,32 +199,55 @@ class ShellCommand:
         self._task = asyncio.ensure_future(tool.call(BashInput(command=self.command), ctx))
         if self.interrupted:  # ESC came before the command started
             self._task.cancel()
-        stdout, stderr, status = "", "", "ok"
+        stdout, stderr, spilled = "", "", None
+        status: ToolStatus = "ok"
         try:
             output = await self._task
             text = output.content if isinstance(output.content, str) else ""
-            if output.is_error and "\n" in text and text.rsplit("\n", 1)[1].startswith(("Exit code", "Command timed out")):
-                stdout, stderr = text.rsplit("\n", 1)
-            elif output.is_error:
-                stderr = text
-            else:
-                stdout = text
-            status = "error" if output.is_error else "ok"
+            stdout, stderr = split_output(text, output.is_error)
+            status, spilled = ("error" if output.is_error else "ok"), output.full_output_path
         except asyncio.CancelledError:
             if not self.interrupted:
                 raise
             status = "cancelled"
-            stdout = ctx.services.get("partial_output", {}).pop(self.id, "")
+            stdout = take_partial_output(ctx.services, self.id) or ""
         except Exception as exc:  # the shell could not start: the user sees why, the session goes on
             stderr, status = f"Command failed: {exc}", "error"
-        emit(ToolFinished(self.id, "Bash", status, 0, started, clock(), (stdout or stderr)[-200:], status != "ok"))
+        ended = clock()
+        shaped, path = self._shape(stdout, spilled, tool.max_result_size_chars, status)
+        emit(ToolFinished(self.id, "Bash", status, 0, started, ended, shown_output(stdout, stderr), status != "ok", cell_data(path)))
+        self._note(status, ended - started, path)
         respond = read_setting(agent.policy, "respondToBashCommands", True) is not False
         if self.interrupted:
-            return self._record([LOCAL_COMMAND_CAVEAT_BLOCK, bash_blocks(self.command, "", "")[0], {"type": "text", "text": INTERRUPT_NOTE}], "aborted", started)
-        blocks = bash_blocks(self.command, stdout, stderr)
+            return self._record([LOCAL_COMMAND_CAVEAT_BLOCK, input_block(self.command), {"type": "text", "text": INTERRUPT_NOTE}], "aborted", started)
+        blocks = [input_block(self.command), output_block(shaped, escape(stderr))]
         if respond:
             return await agent.run(blocks)
         return self._record([LOCAL_COMMAND_CAVEAT_BLOCK, *blocks], "completed", started)
+
+    def _shape(self, stdout: str, spilled: Path | None, max_chars: int, status: ToolStatus) -> tuple[str, Path | None]:
+        """The output for the model (escaped), under a Bash result's rules (core/results.py: over
+        `max_chars`, saved to a file and previewed), and the file that holds it whole, if any: that one,
+        or one written for an output longer than a cell draws or cut short by ESC."""
+        store = self.agent.results
+        shaped = stdout
+        if stdout.strip() and status != "cancelled":
+            # Shaped as output, not as an error: a failing command's output spills whole to a file
+            # instead of being cut in the middle; its exit code stays in stderr.
+            shaped = store.shape("Bash", self.id, stdout, False, max_chars, spilled).content
+            shaped = shaped if isinstance(shaped, str) else stdout
+        persisted = shaped != stdout
+        kept = persisted or stdout.count("\n") >= MAX_SHOWN_LINES - 1 or (status == "cancelled" and bool(stdout.strip()))
+        path = store.save(self.id, stdout) if kept or (spilled is not None and spilled.exists()) else None
+        return model_stdout(shaped, persisted), path
+
+    def _note(self, status: ToolStatus, seconds: float, path: Path | None) -> None:
+        """What the history will not hold, beside it in the transcript (an off-chain line)."""
+        data = record_data(self.id, self.command, status, int(max(0.0, seconds) * 1000), path)
+        try:
+            self.agent.session.append("system", data=data)
+        except OSError:
+            pass  # a resume then draws the cell without its duration; the loop reports a failing disk
 
     def _record(self, blocks: list[dict[str, Any]], reason: Any, started: float) -> LoopEnded:
         """Put the command in the history without asking the model."""

@@ -1,24 +1,23 @@
 """The app's side of sessions: drawing a resumed conversation, switching sessions, and the memory commands.
 
 The core opens sessions (core/session/resume.py); this module only shows them and asks the user. A
-resumed conversation is drawn as plain transcript items (the transcript is one widget, so the widget
-count stays bounded), the last `SHOWN_MESSAGES` messages of it; tool lanes start empty.
+resumed conversation is drawn exactly as the live one was: the core replays it as the live events
+(core/session/replay.py, its last `SHOWN_MESSAGES` messages) and they take the live events' path into the
+transcript (Conversation.apply); tool lanes start empty.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from ..core.context.summary import CONTINUED
 from ..core.session import NoConversationFound, OpenedSession, open_session
+from ..core.session.lock import SessionBusy
+from ..core.session.resume import BusyPolicy
 from ..factory import open_settings_session
-from ..core.session.reader import content_blocks
-from .widgets.tool_calls import ToolCall
-from .widgets.conversation import REDACTED_THINKING_TEXT
-from .widgets.transcript_items import AssistantText, NoticeLine, ThinkingText, ToolCell, UserPrompt
+from .widgets.tool_calls import ToolCalls
 
-SHOWN_MESSAGES = 200
 INIT_PROMPT = (
     "Please analyze this codebase and create a CLAUDE.md file in the working directory, which will be given "
     "to future instances of this agent as project instructions.\n\n"
@@ -33,78 +32,23 @@ INIT_PROMPT = (
 )
 
 
-def _result_text(block: dict[str, Any]) -> str:
-    content = block.get("content")
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-    return str(content or "")
-
-
-def history_items(history: list[dict[str, Any]], hidden: list[bool], registry: Any, now: float) -> list[Any]:
-    """Transcript items for a past conversation (tool cells finished, reminders left out)."""
-    results = {b.get("tool_use_id"): b for m in history if m["role"] == "user" for b in content_blocks(m["content"]) if b.get("type") == "tool_result"}
-    start = max(0, len(history) - SHOWN_MESSAGES)
-    items: list[Any] = []
-    if start:
-        items.append(NoticeLine("info", f"… {start} earlier messages not shown"))
-    for message, is_hidden in list(zip(history, hidden))[start:]:
-        if is_hidden:
-            continue
-        for block in content_blocks(message["content"]):
-            kind = block.get("type")
-            if message["role"] == "user" and kind == "text":
-                text = block.get("text", "")
-                if text.startswith("<system-reminder>"):
-                    continue
-                if text.startswith(CONTINUED):  # a compaction's summary opens the history
-                    items.append(NoticeLine("done", "Conversation compacted earlier · the summary opens the history; the full history stays in the transcript"))
-                    continue
-                items.append(NoticeLine("interrupted", text) if text.startswith("[Request interrupted") else UserPrompt(text))
-            elif kind == "text" and block.get("text"):
-                answer = AssistantText()
-                answer.append(block["text"])
-                answer.close()
-                items.append(answer)
-            elif kind == "thinking" and block.get("thinking"):
-                items.append(ThinkingText(block["thinking"]))
-            elif kind == "redacted_thinking" and items and isinstance(items[-1], ThinkingText):
-                items[-1].redacted += 1
-            elif kind == "redacted_thinking":
-                items.append(NoticeLine("info", REDACTED_THINKING_TEXT))
-            elif kind == "tool_use":
-                items.append(ToolCell(_finished_call(block, results.get(block.get("id")), registry, now)))
-    return items
-
-
-def _finished_call(block: dict[str, Any], result: dict[str, Any] | None, registry: Any, now: float) -> ToolCall:
-    name, data = block.get("name", "?"), block.get("input") or {}
-    tool = registry.find(name) if registry is not None else None
-    try:
-        summary = tool.summarize(tool.Input.model_validate(data)) if tool is not None else _summary(data)
-    except Exception:
-        summary = _summary(data)
-    call = ToolCall(block.get("id", ""), name, summary, dict(data), now, t_start=now, t_end=now)
-    call.phase = "error" if result is None or result.get("is_error") else "ok"
-    call.preview = _result_text(result).strip().splitlines()[0][:200] if result and _result_text(result).strip() else ""
-    return call
-
-
-def _summary(data: dict[str, Any]) -> str:
-    """What Tool.summarize says by default, without the tool (drawn before the agent is built)."""
-    for key in ("command", "file_path", "pattern", "path"):
-        value = data.get(key)
-        if value:
-            return str(value).splitlines()[0][:200]
-    return ""
-
-
 def show_opened(app: Any, opened: OpenedSession) -> None:
-    """Draw a resumed session's past conversation (before the agent is built: its notices follow)."""
+    """Draw a resumed session's past conversation (before the agent is built: its notices follow): its
+    events replayed (core/session/replay.py) through the path the live events take, on calls of their own
+    (the tool lanes start empty)."""
+    from ..core.session.replay import NoteReplayed, PromptReplayed, replay
+
     conv = opened.conversation
     if conv is None:
         return
-    for item in history_items(conv.history, conv.hidden, None, app.clock()):
-        app.transcript.add(item)
+    conversation, calls, now = app.conversation, ToolCalls(), app.clock()
+    for event in replay(conv):
+        if isinstance(event, PromptReplayed):
+            conversation.user_prompt(event.text)
+        elif isinstance(event, NoteReplayed):
+            conversation.notice(event.kind, event.text)
+        else:
+            conversation.apply(calls, event, now)
     app.transcript.flush()
 
 
@@ -120,7 +64,10 @@ def choose_session(app: Any) -> OpenedSession | None:
         app.push_screen(ResumePicker(settings.cwd), lambda info: _picked(app, info))
         return None
     try:
-        return open_settings_session(settings)
+        return open_settings_session(settings, busy="raise")
+    except SessionBusy as busy:  # another window writes it: ask (Wait / Fork / Cancel), then use_session
+        _ask_at_start(app, busy, lambda policy: open_settings_session(settings, busy=policy))
+        return None
     except (NoConversationFound, ValueError) as exc:
         app.conversation.notice("error", f"{exc}; starting a new session.", now=True)
         return open_session(settings.cwd.resolve())
@@ -130,12 +77,31 @@ def _picked(app: Any, info: Any) -> None:
     if info is None:
         app.use_session(open_session(app.settings.cwd.resolve(), name=app.settings.session_name))
         return
+
+    def open_with(policy: BusyPolicy) -> OpenedSession:
+        return open_session(app.settings.cwd.resolve(), resume=info.session_id, fork=app.settings.fork_session,
+                            name=app.settings.session_name, busy=policy)
+
     try:
-        opened = open_session(app.settings.cwd.resolve(), resume=info.session_id, fork=app.settings.fork_session, name=app.settings.session_name)
+        opened = open_with("raise")
+    except SessionBusy as busy:
+        _ask_at_start(app, busy, open_with)
+        return
     except (NoConversationFound, ValueError) as exc:
         app.conversation.notice("error", f"{exc}; starting a new session.", now=True)
         opened = open_session(app.settings.cwd.resolve())
     app.use_session(opened)
+
+
+def _ask_at_start(app: Any, busy: SessionBusy, open_with: Any) -> None:
+    """The session to start on is busy: the answer opens it (Wait, Fork) or a new one (Cancel)."""
+    from .screens.session_busy import ask_when_busy
+
+    def new_session() -> None:
+        app.conversation.notice("info", f"Session {busy.session_id} stays with the other window; this is a new session.", now=True)
+        app.use_session(open_session(app.settings.cwd.resolve(), name=app.settings.session_name))
+
+    ask_when_busy(app, busy, open_with, app.use_session, new_session)
 
 
 async def pick_in_app(app: Any) -> None:
@@ -159,14 +125,27 @@ async def switch_session(app: Any, target: str) -> bool:
         app.notify("The agent is working: wait for it or press Esc first.", severity="warning")
         return False
     try:
-        opened = open_session(app.settings.cwd.resolve(), resume=target)
+        opened = open_session(app.settings.cwd.resolve(), resume=target, busy="raise")
+    except SessionBusy as busy:
+        if busy.pid == os.getpid():  # this window's own session (flock conflicts within a process too)
+            app.notify(f"Session {busy.session_id} is the one open here.", markup=False)
+            return False
+        from .screens.session_busy import STAY, ask_when_busy
+
+        ask_when_busy(app, busy, lambda policy: open_session(app.settings.cwd.resolve(), resume=target, busy=policy),
+                      lambda opened: _switch_to(app, opened), lambda: None, cancel_label=STAY)
+        return False
     except (NoConversationFound, ValueError) as exc:
         app.notify(str(exc), severity="error", markup=False)
         return False
+    await _switch_to(app, opened)
+    return True
+
+
+async def _switch_to(app: Any, opened: OpenedSession) -> None:
     await app.runner.close()  # the old session ends on the core's thread
     app.clear_conversation()
     app.use_session(opened)
-    return True
 
 
 def memory_listing(memory: Any) -> str:

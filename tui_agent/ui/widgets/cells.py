@@ -17,6 +17,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from ...core.shell_mode import MAX_SHOWN_LINES, OUTPUT_PATH_KEY
 from .agent_cells import agent_body, is_agent_call, live_label
 from .tool_calls import SANDBOX_LABEL, ToolCall
 from .transcript_items import NoticeLine, ThinkingText, ToolCell, UserPrompt
@@ -28,6 +29,8 @@ COLLAPSED_PREVIEW_LINES = 3
 COLLAPSED_DIFF_LINES = 12
 COLLAPSED_COMMAND_ROWS = 8
 """A shell command's rows in its cell until enter expands it (a git commit's heredoc usually fits)."""
+COLLAPSED_SHELL_LINES = 10
+"""A `!` command's last output lines in its cell until enter expands it (the end is what one looks for)."""
 EXPANDED_MAX_LINES = 400
 CODE_THEME = "monokai"
 
@@ -194,8 +197,15 @@ def _phase_word(call: ToolCall) -> str:
         return "waiting for you"
     if call.phase == "running":
         return live_label(call) if is_agent_call(call) else "running…"
-    duration = f" · {call.elapsed(call.t_end or 0.0):.1f}s" if call.t_start is not None and call.t_end is not None else ""
+    duration = f" · {_seconds(call.elapsed(call.t_end or 0.0))}s" if call.t_start is not None and call.t_end is not None else ""
     return f"{call.phase}{duration}"
+
+
+def _seconds(elapsed: float) -> str:
+    """A duration to a tenth, from whole milliseconds: what the transcript records (`durationMs`), so a
+    resumed cell shows the very figure the live one did. (The epsilon undoes float error: 0.249 s is
+    248.99999… ms.)"""
+    return f"{int(elapsed * 1000 + 1e-6) / 1000:.1f}"
 
 
 def _result_indent(ctx: RenderContext, strips: list[Strip]) -> list[Strip]:
@@ -221,7 +231,27 @@ def _tool_body(ctx: RenderContext, call: ToolCall, expanded: bool) -> Text | Non
         return body
     preview = call.preview.expandtabs(4).rstrip() or "(no output)"
     role = "error" if call.phase == "error" else "muted" if call.phase == "cancelled" else "text"
+    if call.is_user_shell:
+        return _shell_output(ctx, preview.splitlines(), call.data, expanded, role)
     return _collapsible(ctx, preview.splitlines(), COLLAPSED_PREVIEW_LINES, expanded, role)
+
+
+def _shell_output(ctx: RenderContext, lines: list[str], data: Any, expanded: bool, role: str) -> Text:
+    """A `!` command's output, whole (core/shell_mode.py): its last lines under "… +N lines"; enter shows
+    them all, or, past what a cell draws, the last `MAX_SHOWN_LINES` and the file that holds every one."""
+    shown = lines[-(MAX_SHOWN_LINES if expanded else COLLAPSED_SHELL_LINES):]
+    text = _visible(ctx, "\n".join(shown), role, one_row=False)
+    hidden = len(lines) - len(shown)
+    if hidden > 0:
+        path = data.get(OUTPUT_PATH_KEY) if isinstance(data, dict) else None
+        if not expanded:
+            note = f"… +{hidden} lines (enter to expand)"
+        else:
+            note = f"… +{hidden} earlier lines" + (f" · the whole output is in {path}" if path else "")
+        text = Text(note + "\n", style=ctx.style("muted")).append_text(text)
+    # Folded: a row per line, cut at the edge. Expanded: all of it, a word too long for a row folded.
+    text.no_wrap, text.overflow = not expanded, "fold" if expanded else "ellipsis"
+    return text
 
 
 def _collapsible(ctx: RenderContext, lines: list[str], keep: int, expanded: bool, role: str) -> Text:

@@ -18,10 +18,12 @@ from ...core.events import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolProgress,
+    ToolQueued,
     ToolStarted,
     TurnStarted,
 )
-from .tool_calls import ToolCall
+from .tool_calls import ToolCall, ToolCalls
 from .transcript import Transcript
 from .transcript_items import AssistantText, NoticeKind, NoticeLine, ThinkingText, ToolCell, UserPrompt
 
@@ -68,6 +70,30 @@ class Conversation:
         cell = ToolCell(call)
         self._cells[call.id] = cell
         self.transcript.add(cell)
+
+    def apply(self, calls: ToolCalls, event: Event, now: float) -> bool:
+        """One event of the main agent on the calls' state and on the transcript: the one path for the
+        live core's events and for a resumed conversation's replayed ones (core/session/replay.py), so
+        the two draw alike. True when a call changed (its lane draws again)."""
+        changed = False
+        if isinstance(event, ToolQueued):
+            self.tool_queued(calls.on_queued(event))
+            changed = True
+        elif isinstance(event, ToolStarted):
+            changed = calls.on_started(event) is not None
+        elif isinstance(event, ToolProgress):
+            call = calls.on_progress(event, now)
+            changed = call is not None
+            if call is not None and call.name == "Agent":  # its cell shows the subagent's current tool
+                self.call_changed(call.id)
+        elif isinstance(event, PermissionAsked):
+            changed = calls.on_asked(event) is not None
+        elif isinstance(event, PermissionAnswered):
+            changed = calls.on_answered(event) is not None
+        elif isinstance(event, ToolFinished):
+            changed = calls.on_finished(event) is not None
+        self.on_event(event)
+        return changed
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, TextDelta):
