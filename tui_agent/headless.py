@@ -4,12 +4,13 @@ Output follows `claude -p` so scripts written for it work unchanged. SIGINT, SIG
 the same abort as ESC: every tool process is stopped, the output and the transcript end valid (the
 last output line is a `result`, the transcript's a `tui-agent-run`), then the process exits 130
 (SIGINT) or 143 (SIGTERM/SIGHUP). A second SIGINT during that cleanup kills what is left and exits at once.
+A reader that closes stdout (`| head -1`) stops the run the same way, quietly, and the exit status is 0
+(output_stream.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -23,6 +24,9 @@ from .core.events import (
     Notice,
     Retrying,
     RunStarted,
+    StreamMark,
+    TextDelta,
+    ThinkingDelta,
     ToolFinished,
     ToolResultsSent,
     ToolStarted,
@@ -31,6 +35,9 @@ from .core.events import (
 from .core.context.report import context_command, is_context_command
 from .headless_context import COMPACTION_EVENTS, compact_command, compact_result, compaction_lines, compaction_note
 from .headless_subagents import SUBAGENT_EVENT_TYPES, subagent_lines
+from .output_stream import OUTPUT_CLOSED, OutputStream
+from .stream_events import stream_event_line
+from .tools.os_names import json_line
 
 SUBTYPES = {
     "completed": "success",
@@ -62,11 +69,14 @@ def result_object(ended: LoopEnded, session_id: str) -> dict[str, Any]:
 class HeadlessPrinter:
     """Consumes the core's events and prints them in the chosen format."""
 
-    def __init__(self, fmt: OutputFormat, verbose: bool, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> None:
+    def __init__(self, fmt: OutputFormat, verbose: bool, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr, *, partial: bool = False) -> None:
         self.fmt = fmt
         self.verbose = verbose
-        self.out = out
-        self.err = err
+        self.partial = partial and fmt == "stream-json"
+        """--include-partial-messages: a `stream_event` line per stream event, as Claude Code prints them."""
+        self.out = OutputStream(out)
+        """stdout: a reader that goes away (`| head -1`) stops the run (run_headless sets `on_closed`)."""
+        self.err = OutputStream(err)
         self.session_id = ""
         self.permission_mode = "default"
         self.mcp_servers: list[dict[str, str]] = []
@@ -74,12 +84,10 @@ class HeadlessPrinter:
         self._subagents: dict[str, Any] = {}
 
     def _line(self, obj: dict[str, Any]) -> None:
-        self.out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
-        self.out.flush()
+        self.out.write(json_line(obj) + "\n")  # a folder name that is not UTF-8 stays escaped
 
     def _note(self, text: str) -> None:
         self.err.write(text + "\n")
-        self.err.flush()
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, SUBAGENT_EVENT_TYPES):  # a subagent's: lines with parent_tool_use_id
@@ -94,6 +102,10 @@ class HeadlessPrinter:
             note = compaction_note(event) if self.fmt == "text" or self.verbose else None
             if note:
                 self._note(note)
+            return
+        if isinstance(event, (TextDelta, ThinkingDelta, StreamMark)):
+            if self.partial:
+                self._line(stream_event_line(event, self.session_id))
             return
         if isinstance(event, RunStarted):
             self.session_id = event.session_id
@@ -129,7 +141,6 @@ class HeadlessPrinter:
                     self._note(f"Error ({event.reason}): {event.detail or event.result}")
                 else:
                     self.out.write(event.result + "\n")
-                self.out.flush()
             else:
                 self._line(result)
 
@@ -160,11 +171,11 @@ def kill_everything_now() -> None:
     kill_all_now()
 
 
-async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool, opened: Any = None) -> int:
+async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool, opened: Any = None, *, partial: bool = False) -> int:
     from .core.mentions import run_prompt
     from .factory import build_agent
 
-    printer = HeadlessPrinter(fmt, verbose)
+    printer = HeadlessPrinter(fmt, verbose, partial=partial)
 
     agent = build_agent(settings, emit=printer, ask=None, on_notice=lambda level, text: printer(Notice.of(level, text)), opened=opened)
     printer.permission_mode = getattr(agent.policy, "mode", "default")
@@ -182,11 +193,17 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
                 task.cancel()
             agent.abort(f"interrupted by {signal.Signals(signum).name}" if signum != signal.SIGINT else "interrupted by user")
 
+    def on_output_closed() -> None:  # `| head -1` has its line: stop as SIGPIPE would, but end valid
+        for task in mcp_start:
+            task.cancel()
+        loop.call_soon(agent.abort, OUTPUT_CLOSED)  # not inside the event being printed
+
+    printer.out.on_closed = on_output_closed
     for signum in SIGNAL_EXIT:
         loop.add_signal_handler(signum, on_signal, signum)
     try:
         if not await start_mcp_servers(agent, printer, mcp_start):
-            return SIGNAL_EXIT[received[0]]
+            return SIGNAL_EXIT[received[0]] if received else 0
         instructions = compact_command(prompt)
         if instructions is not None:  # `-p "/compact [instructions]"`: compact the (resumed) session
             code = await compact_headless(agent, printer, instructions)
@@ -201,7 +218,7 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
         await agent.close()
     if received:
         return SIGNAL_EXIT[received[0]]
-    return code
+    return 0 if printer.out.closed else code
 
 
 async def compact_headless(agent: Any, printer: HeadlessPrinter, instructions: str) -> int:

@@ -13,7 +13,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from ..tools.base import Tool, ToolContext, ToolError, ToolOutput
+from ..tools.base import Tool, ToolContext, ToolError, ToolOutput, ToolTimeout
+from ..tools.partial_output import take_partial_output
 from ..tools.validation import tool_use_error
 from .abort import AbortSignal
 from .events import Event, Notice, PermissionAnswered, PermissionAsked, ToolProgress, ToolStatus
@@ -29,6 +30,7 @@ from .results import ToolResultBlock
 from .tool_hooks import after_tool_call, revalidate_input
 
 PARTIAL_OUTPUT_KEEP = 4_000
+"""How much of a stopped call's output its result keeps: the latest part."""
 SHELL_TOOLS = frozenset({"Bash"})
 
 INTERRUPTED = "Interrupted by user"
@@ -62,7 +64,10 @@ class TrackedTool:
     status: ToolStatus = "ok"
     data: Any = None
     partial: list[str] = field(default_factory=list)
+    """The latest progress the call streamed, one line per report (at most about 2 x PARTIAL_OUTPUT_KEEP)."""
     partial_len: int = 0
+    partial_dropped: int = 0
+    """Characters of earlier progress no longer in `partial`."""
 
     @property
     def id(self) -> str:
@@ -76,6 +81,31 @@ class TrackedTool:
     def has_effects(self) -> bool:
         """Anything but a concurrency-safe read-only call may have changed the world."""
         return not (self.safe and self.read_only)
+
+    def keep_progress(self, text: str) -> None:
+        """Keep a progress report for a result without one of the call's own; bounded, the latest kept."""
+        line = text if text.endswith("\n") else text + "\n"  # a report is a line (the lanes show it so)
+        self.partial.append(line)
+        self.partial_len += len(line)
+        if self.partial_len > 2 * PARTIAL_OUTPUT_KEEP:  # trim in batches: amortised O(1) per character
+            joined = "".join(self.partial)
+            cut = len(joined) - PARTIAL_OUTPUT_KEEP
+            self.partial, self.partial_len = [joined[cut:]], PARTIAL_OUTPUT_KEEP
+            self.partial_dropped += cut
+
+
+def output_so_far(tracked: TrackedTool, services: dict[str, Any]) -> str:
+    """What a call printed before it ended without a result of its own, its latest part ("" if nothing): a
+    shell call's own capture when it keeps one (tools/partial_output.py), else the progress it streamed."""
+    kept = take_partial_output(services, tracked.id)
+    text, dropped = (kept, 0) if kept is not None else ("".join(tracked.partial), tracked.partial_dropped)
+    if len(text) > PARTIAL_OUTPUT_KEEP:
+        dropped += len(text) - PARTIAL_OUTPUT_KEEP
+        text = text[-PARTIAL_OUTPUT_KEEP:]
+    text = text.rstrip("\n")
+    if not text.strip():
+        return ""
+    return f"[{dropped:,} earlier characters not shown]\n{text}" if dropped else text
 
 
 def summarize(tracked: TrackedTool) -> str:
@@ -206,10 +236,9 @@ class ToolCallRunner:
         assert tool is not None
 
         def progress(text: str, t: TrackedTool = tracked) -> None:
-            if t.partial_len < PARTIAL_OUTPUT_KEEP * 4:
-                t.partial.append(text)
-                t.partial_len += len(text)
-            self._emit(ToolProgress(t.id, text))
+            if t.state != DONE:  # not after the call was given up on
+                t.keep_progress(text)
+                self._emit(ToolProgress(t.id, text))
 
         ctx = self._ctx.for_call(tracked.id, progress, tracked.signal)
         try:
@@ -218,11 +247,16 @@ class ToolCallRunner:
         except asyncio.CancelledError:
             self._interrupted(tracked)
             return
+        except ToolTimeout as exc:  # out of time: what it reported so far is all the model will learn
+            so_far = output_so_far(tracked, self._ctx.services)
+            output = ToolOutput(f"{exc}\nOutput before it timed out:\n{so_far}" if so_far else str(exc), is_error=True)
         except ToolError as exc:
             output = ToolOutput(str(exc), is_error=True)
         except Exception as exc:
             output = ToolOutput(f"Error: {type(exc).__name__}: {exc}", is_error=True)
-        if tracked.signal.aborted and tracked.state != DONE:
+        if tracked.state == DONE:  # given up on after a cancel it ignored: its late result is not wanted
+            return
+        if tracked.signal.aborted:
             self._interrupted(tracked)
             return
         tracked.data = output.data

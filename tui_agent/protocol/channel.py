@@ -8,11 +8,12 @@ correlated by `request_id`.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import uuid
-from typing import IO, Any
+from typing import IO, Any, Callable
 
+from ..output_stream import OutputStream
+from ..tools.os_names import json_line
 from .wire import ControlResponseBody
 
 
@@ -22,19 +23,28 @@ class ProgramError(Exception):
 
 class Channel:
     def __init__(self, out: IO[str] | None = None, err: IO[str] | None = None) -> None:
-        self.out = out or sys.stdout
-        self.err = err or sys.stderr
+        self.out = OutputStream(out or sys.stdout, self._output_closed)
+        self.err = OutputStream(err or sys.stderr)
         self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._closed_reason = ""
+        self.on_output_closed: Callable[[], None] | None = None
+        """The program stopped reading stdout: the session ends (set by ProtocolSession)."""
+
+    @property
+    def output_closed(self) -> bool:
+        return self.out.closed
 
     def send(self, obj: dict[str, Any]) -> None:
-        self.out.write(json.dumps(obj, ensure_ascii=False, default=str) + "\n")
-        self.out.flush()
+        self.out.write(json_line(obj) + "\n")  # a folder name that is not UTF-8 stays escaped
 
     def note(self, text: str) -> None:
         """A line for people, on stderr (never on stdout, which is the program's)."""
         self.err.write(text.rstrip("\n") + "\n")
-        self.err.flush()
+
+    def _output_closed(self) -> None:
+        self.close("the program stopped reading stdout")  # nothing we ask can reach it now
+        if self.on_output_closed is not None:
+            self.on_output_closed()
 
     # ----- answering the program's requests ------------------------------------------------
     def respond(self, request_id: str, response: dict[str, Any] | None = None) -> None:

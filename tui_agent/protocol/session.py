@@ -4,7 +4,8 @@ The reader answers control requests at once (also while a turn runs: `interrupt`
 it), hands the program's answers to the requests we sent, and queues prompts; the runner takes each
 prompt in turn and writes one `result` for it. When stdin closes and the queue is done, the session
 ends: exit 0, or 1 when the last result was an error. SIGINT/SIGTERM/SIGHUP abort the running turn
-(its `result` is still written) and end the session.
+(its `result` is still written) and end the session. A program that stops reading stdout ends it too: the
+running turn is aborted (its tools killed, the transcript valid), and the exit status is 0.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..core.permission_types import PERMISSION_MODES
 from ..core.tool_hooks import add_post_tool_use_hook
 from ..headless import SIGNAL_EXIT
 from ..headless_context import compact_command, compact_result
+from ..output_stream import OUTPUT_CLOSED
 from .asker import ProgramAsker
 from .channel import Channel
 from .flags import unsupported_flags
@@ -127,16 +129,22 @@ class ProtocolSession:
             self._prompts.put_nowait(None)
             self._abort("interrupted by user" if signum == signal.SIGINT else f"interrupted by {signal.Signals(signum).name}")
 
+        def on_output_closed() -> None:
+            mcp.cancel()
+            self._prompts.put_nowait(None)
+            loop.call_soon(self._abort, OUTPUT_CLOSED)  # not inside the event being written
+
+        self.channel.on_output_closed = on_output_closed
         for signum in SIGNAL_EXIT:
             loop.add_signal_handler(signum, on_signal, signum)
         mcp = loop.create_task(self._start_mcp_servers())  # beside the reader: `initialize` is answered meanwhile
         reader = loop.create_task(self._read())
         last_error = False
         try:
-            while (prompt := await self._prompts.get()) is not None and not received:
+            while (prompt := await self._prompts.get()) is not None and not received and not self.channel.output_closed:
                 if not mcp.done():
                     await asyncio.gather(mcp, return_exceptions=True)  # the first request has their tools
-                    if received:
+                    if received or self.channel.output_closed:
                         break
                 instructions = compact_command(prompt) if isinstance(prompt, str) else None
                 if instructions is not None:
@@ -152,7 +160,7 @@ class ProtocolSession:
             await self.agent.close()
         if received:
             return SIGNAL_EXIT[received[0]]
-        return 1 if last_error else 0
+        return 0 if self.channel.output_closed or not last_error else 1
 
     async def _start_mcp_servers(self) -> None:
         """As in `-p`: no one is asked, so the servers the user's own settings, `--mcp-config` (the SDK's

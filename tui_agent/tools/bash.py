@@ -14,6 +14,7 @@ from .bash_paths import link_targets, option_like_matches, resolve_named_paths
 from .background import BackgroundShells
 from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
 from .env_filter import env_filter
+from .partial_output import PARTIAL_OUTPUT_KEY, Kept, kept_outputs  # noqa: F401  (PARTIAL_OUTPUT_KEY: re-exported)
 from .shell_output import OutputCapture, ProgressLines
 from .shell_sandbox import DATA_KEY as SANDBOXED, launch_for
 
@@ -22,7 +23,6 @@ MAX_TIMEOUT_MS = 600_000
 # After the shell exits, how long to wait for the rest of its output. A child it left running in the
 # background may hold the pipe open forever; its later output is not this command's.
 _DRAIN_AFTER_EXIT_S = 0.1
-PARTIAL_OUTPUT_KEY = "partial_output"
 
 
 class BashInput(ToolInput):
@@ -131,7 +131,11 @@ Usage notes:
         capture = OutputCapture(ctx.tool_results_dir / f"{ctx.tool_use_id or f'bash-{shell.pid}'}.txt", owned_from=ctx.session_dir)
         lines = ProgressLines(ctx.progress)
         pump = asyncio.create_task(_pump(shell.stdout, capture, lines))
-        timed_out = False
+        # The output so far, for the "interrupted" result (partial_output.py): read live by an executor that
+        # gives up on a call that does not stop; the final text once this one is stopped.
+        kept: dict[str, Kept] = kept_outputs(ctx.services) if ctx.tool_use_id else {}
+        kept[ctx.tool_use_id] = capture.text
+        timed_out = stopped = False
         try:
             try:
                 await asyncio.wait_for(shell.wait_exit(), timeout_s)
@@ -140,15 +144,19 @@ Usage notes:
                 await shell.kill()
             await _drain(pump)
         except asyncio.CancelledError:
-            pump.cancel()
+            stopped = True
             await processes.through_cancels(asyncio.ensure_future(shell.kill()))
+            # What the command prints as it is stopped (a test runner's summary) is often its most useful part.
+            await processes.through_cancels(asyncio.ensure_future(_drain(pump)))
             lines.flush()
-            # The executor puts this in the "interrupted by user" result.
-            ctx.services.setdefault(PARTIAL_OUTPUT_KEY, {})[ctx.tool_use_id] = capture.text()
+            if ctx.tool_use_id in kept:  # not already taken by an executor that gave up on this call
+                kept[ctx.tool_use_id] = capture.text()
             raise
         finally:
             shell.close()
             capture.close()
+            if not stopped:  # it ends with its own result
+                kept.pop(ctx.tool_use_id, None)
         lines.flush()
 
         output = capture.text().rstrip("\n")

@@ -64,6 +64,10 @@ class McpServerError(Exception):
     """A server that failed to start, died, or answered a call with a protocol error."""
 
 
+class McpTimeout(McpServerError):
+    """A call that got no answer within MCP_TOOL_TIMEOUT."""
+
+
 class McpConnection:
     """A server's state, tools and session. `start` connects (in the background), `close` ends it."""
 
@@ -256,7 +260,7 @@ class McpConnection:
             progress((message or f"{done:g}" + (f"/{total:g}" if total else "")) + "\n")
 
         from mcp import MCPError
-        from mcp_types import CONNECTION_CLOSED
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
         try:
             return await session.call_tool(name, arguments, read_timeout_seconds=self.tool_timeout, progress_callback=on_progress)
@@ -264,7 +268,7 @@ class McpConnection:
             if exc.code == CONNECTION_CLOSED:
                 self._fail(f"the server closed the connection during {name}")
                 raise McpServerError(f"MCP server {self.name!r} closed the connection during the call{self._tail_note()}") from None
-            raise McpServerError(f"MCP error {exc.code}: {exc.message}") from None
+            raise (McpTimeout if exc.code == REQUEST_TIMEOUT else McpServerError)(f"MCP error {exc.code}: {exc.message}") from None
 
     def _tail_note(self) -> str:
         tail = self.stderr_tail()

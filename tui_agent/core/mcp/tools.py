@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import ConfigDict
 
-from ...tools.base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
-from .connection import McpConnection, McpServerError, ToolSpec
+from ...tools.base import Tool, ToolContext, ToolError, ToolInput, ToolOutput, ToolTimeout
+from .connection import McpConnection, McpServerError, McpTimeout, ToolSpec
 
 MAX_DESCRIPTION_CHARS = 2_048
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -68,6 +68,8 @@ class McpTool(Tool[McpToolInput]):
     async def call(self, input: McpToolInput, ctx: ToolContext) -> ToolOutput:
         try:
             result = await self.connection.call_tool(self.spec.name, dict(input.model_extra or {}), ctx.progress)
+        except McpTimeout as exc:  # the result keeps the progress the server reported
+            raise ToolTimeout(str(exc)) from None
         except McpServerError as exc:
             raise ToolError(str(exc)) from None
         return shape_result(result)
