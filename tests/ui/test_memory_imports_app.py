@@ -28,7 +28,7 @@ async def test_yes_loads_the_import_into_the_first_request_and_is_remembered(pro
     app, model = build(project, [Reply([Text("ok")])])
     async with app.run_test(size=(120, 40)) as pilot:
         app.submit("hello")  # typed while the app starts: waits for the answer
-        await until(pilot, lambda: isinstance(app.screen, MemoryImportsScreen), SLOW)
+        await until(pilot, lambda: isinstance(app.screen, MemoryImportsScreen) and bool(app.screen.query("#files")) and bool(app.screen.query("OptionList")), SLOW)  # pushed and composed
         assert str(shared.resolve()) in str(app.screen.query_one("#files").render())
         assert not model.requests
         await pilot.press("enter")  # "Yes, allow external imports" is first
@@ -43,7 +43,7 @@ async def test_no_keeps_it_out_and_is_not_asked_again(project: Path) -> None:
     setup(project)
     app, model = build(project, [Reply([Text("ok")])])
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, MemoryImportsScreen), SLOW)
+        await until(pilot, lambda: isinstance(app.screen, MemoryImportsScreen) and bool(app.screen.query("#files")) and bool(app.screen.query("OptionList")), SLOW)  # pushed and composed
         await pilot.press("down", "enter")
         await until(pilot, lambda: not isinstance(app.screen, MemoryImportsScreen), SLOW)
         app.submit("hello")

@@ -20,7 +20,6 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .session.lines import SHELL_RECORD
 from .events import LoopEnded, ToolFinished, ToolProgress, ToolQueued, ToolStarted, ToolStatus
 from .user_settings import read_setting
 
@@ -29,6 +28,7 @@ LOCAL_COMMAND_CAVEAT = (
     "DO NOT respond to these messages or otherwise consider them in your response unless the user explicitly "
     "asks you to.</local-command-caveat>"
 )
+SHELL_RECORD = "shell_command"
 """The `subtype` of the transcript's record of a `!` command (a `system` line's `data`)."""
 USER_SHELL_DATA = "user_shell"
 """`ToolFinished.data["type"]` of a `!` command's cell."""

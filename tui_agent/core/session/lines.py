@@ -23,8 +23,6 @@ from pydantic import BaseModel, ConfigDict
 
 VERSION = "2.1.197"
 """The Claude Code transcript version whose shape we write (the `version` field)."""
-SHELL_RECORD = "shell_command"
-"""`data.subtype` of our `system` line recording a `!` command (status, duration, the file of its output)."""
 RUN_LINE = "tui-agent-run"
 """Our line type closing a run: why it ended, turns, cost. Claude Code skips it."""
 

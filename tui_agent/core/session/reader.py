@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ..context.pruning import apply_records
+from ..shell_mode import SHELL_RECORD
 from .chain import conversation_chain
-from .lines import SHELL_RECORD
 from .sanitize import RESULT_CONTENT, Cleaned, clean_blocks, clean_lines
 
 CRASHED_TOOL = (

@@ -37,6 +37,7 @@ from ..events import (
 from ..shell_mode import (
     LOCAL_COMMAND_CAVEAT,
     OUTPUT_PATH_KEY,
+    SHELL_RECORD,
     cell_data,
     failed,
     parse_input,
