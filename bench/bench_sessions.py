@@ -4,7 +4,9 @@
    turn of one assistant message with 3 tool_use blocks and its 3 results;
 2. reading back: a session of N turns (each: prompt, text + 3 tool_uses, 3 results of ~2 KB, answer)
    rebuilt into a valid history (what --continue and the picker's preview do), for N = 100 and 1,000;
-3. the picker's listing: 50 sessions of 20 turns each described (first prompt, count, branch, size).
+3. the picker's listing: 50 sessions of 20 turns each described (first prompt, count, branch, size);
+4. write-ahead: how long a tool_use block takes to be on the disk (written and fdatasync'd) before its
+   tool may start, and a result the moment its tool ends — what streaming adds to each tool call.
 Real files in a temporary folder; no model involved.
 """
 
@@ -67,6 +69,24 @@ def main() -> None:
         t0 = time.perf_counter()
         found = list_sessions(cwd, include_claude=False)
         print(f"picker listing: {len(found)} sessions in {(time.perf_counter() - t0) * 1000:.0f} ms")
+
+        s = Session(cwd, branch="main")
+        s.append("user", message={"role": "user", "content": "go"})
+        blocks, results = [], []
+        for i in range(200):
+            meta = {"id": f"msg_wa{i}", "model": "claude-sonnet-4-6", "usage": {"input_tokens": 1000, "output_tokens": 1}}
+            t0 = time.perf_counter()
+            s.assistant_block({"type": "tool_use", "id": f"toolu_wa{i}", "name": "Bash", "input": {"command": "ls -la"}}, meta)
+            blocks.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            s.tool_result({"type": "tool_result", "tool_use_id": f"toolu_wa{i}", "content": "x = 1\n" * 350}, {"status": "ok", "durationMs": 5})
+            results.append(time.perf_counter() - t0)
+            s.append("assistant", message={"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_wa{i}", "name": "Bash", "input": {"command": "ls -la"}}]}, meta=meta)
+            s.append("user", message={"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_wa{i}", "content": "x = 1\n" * 350}]})
+        s.close()
+        for name, xs in (("tool_use block", blocks), ("tool result", results)):
+            xs.sort()
+            print(f"write-ahead {name}: median {statistics.median(xs) * 1000:.2f} ms, p95 {xs[int(len(xs) * 0.95)] * 1000:.2f} ms (written and fdatasync'd, 200 calls)")
 
 
 if __name__ == "__main__":
