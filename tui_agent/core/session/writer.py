@@ -20,11 +20,11 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
 import uuid
 from pathlib import Path
 from typing import IO, Any, Callable, Literal
 
+from ...tools.os_names import json_line
 from ...tools.private_files import open_private
 from .lines import RUN_LINE, VERSION, now_iso
 from .paths import git_branch, project_dir
@@ -86,7 +86,7 @@ class Session:
             self._fh = open_private(self.transcript_path, "a", encoding="utf-8")  # 0600: the whole conversation
             if self._fh.tell() > 0 and not _ends_with_newline(self.transcript_path):
                 self._fh.write("\n")  # after a torn last line (a crash), start clean
-        self._fh.write("".join(_dumps(line) + "\n" for line in lines))
+        self._fh.write("".join(json_line(line) + "\n" for line in lines))  # a non-UTF-8 name as \\udcXX escapes (os_names)
         self._fh.flush()
         if sync:
             os.fdatasync(self._fh.fileno())
@@ -329,21 +329,6 @@ class _Ahead:
 
     def begin(self, msg_id: str, mark: str | None) -> None:
         self.msg_id, self.mark, self.blocks, self.results, self.active = msg_id, mark, [], {}, True
-
-
-def _dumps(line: dict[str, Any]) -> str:
-    """One JSON line. A name the OS gave as bytes that are not UTF-8 (a folder, a file) is held as lone
-    surrogates (surrogateescape); they are written as `\\udcXX` escapes, which JSON allows and every
-    reader (ours, Node's) reads back to the same string, instead of crashing the write."""
-    text = json.dumps(line, ensure_ascii=False, default=str)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _ends_with_newline(path: Path) -> bool:
