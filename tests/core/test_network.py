@@ -102,7 +102,8 @@ class TestSilentStreams:
     async def test_a_stream_that_goes_silent_is_a_dropped_connection_and_retried(self, make_harness):
         h = make_harness([Reply([Text("half " * 20)], chunk=5, hang_after=6), Reply([Text("whole")])], tools=sample_tools())
         h.agent.model.config.idle_timeout = 0.3
-        ended = await asyncio.wait_for(h.agent.run("go"), 60)
+        h.agent.model.config.response_timeout = 600  # the idle limit, not the first-byte one, ends the silence
+        ended = await asyncio.wait_for(h.agent.run("go"), 120)
         assert ended.result == "whole" and len(h.requests) == 2
         assert "Stream idle timeout" in h.of(Retrying)[0].why
 

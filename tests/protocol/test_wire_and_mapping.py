@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from tui_agent.core.events import AssistantMessageFinished, LoopEnded, Notice, RunStarted, TextDelta, ToolResultsSent
 from tui_agent.protocol.asker import PermissionReply, suggestion_updates
@@ -123,7 +124,7 @@ class TestPermissionShapes:
         ]
 
     def test_an_answer_without_behavior_is_not_understood(self):
-        with pytest.raises(Exception):
+        with pytest.raises(ValidationError, match="behavior"):
             PermissionReply.model_validate({"updatedInput": {}})
 
 

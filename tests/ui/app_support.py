@@ -67,7 +67,7 @@ def build(
     return app, model
 
 
-async def until(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 120.0, step: float = 0.01) -> None:
+async def until(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 30.0, step: float = 0.01) -> None:
     """Wait for a state; `timeout` is only a safety net (tests must not depend on the machine's speed)."""
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -76,7 +76,7 @@ async def until(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float
         await pilot.pause(step)
 
 
-async def until_idle(pilot: Pilot[Any], app: TuiAgentApp, timeout: float = 120.0) -> None:
+async def until_idle(pilot: Pilot[Any], app: TuiAgentApp, timeout: float = 30.0) -> None:
     await until(pilot, lambda: not app.running, timeout)
     await pilot.pause()
 
@@ -111,7 +111,7 @@ def sleep_processes(marker: str) -> list[Any]:
     return found
 
 
-async def wait_until(predicate: Callable[[], bool], timeout: float = 120.0) -> bool:
+async def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:

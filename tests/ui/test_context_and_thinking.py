@@ -85,7 +85,7 @@ async def test_context_command_names_the_parts_and_the_largest_results(project: 
     ]
     (project / "CLAUDE.md").write_text("Prefer small functions.\n")
     app, _ = build(project, script, permission_mode="bypassPermissions")
-    async with app.run_test(size=(100, 40)) as pilot:
+    async with app.run_test(size=(160, 40)) as pilot:
         await pilot.press(*"look", "enter")
         await until_idle(pilot, app)
         await pilot.press(*"/context", "enter")

@@ -30,9 +30,9 @@ async def run_long_turn(project: Path, **settings) -> tuple[list[str], object]:
     written: list[str] = []
     async with app.run_test(size=(100, 30)) as pilot:
         app.notifier._write = written.append  # noqa: SLF001  # what would reach the terminal
-        await until(pilot, lambda: app.ready, timeout=60)
+        await until(pilot, lambda: app.ready)
         await pilot.press(*"go", "enter")
-        await until_idle(pilot, app, timeout=60)
+        await until_idle(pilot, app)
         await app.notifier.wait_hooks()
     return written, app
 
@@ -47,9 +47,9 @@ async def test_a_short_turn_does_not_notify(project: Path) -> None:
     written: list[str] = []
     async with app.run_test(size=(100, 30)) as pilot:
         app.notifier._write = written.append  # noqa: SLF001
-        await until(pilot, lambda: app.ready, timeout=60)
+        await until(pilot, lambda: app.ready)
         await pilot.press(*"go", "enter")
-        await until_idle(pilot, app, timeout=60)
+        await until_idle(pilot, app)
     assert written == [] and app.notifier.sent == []
 
 
@@ -63,9 +63,9 @@ async def test_no_escape_while_the_terminal_reports_focus(project: Path) -> None
         assert app.notifier.focused is None  # unknown: treated as not focused
         app.post_message(events.AppFocus())
         await until(pilot, lambda: app.notifier.focused is True)
-        await until(pilot, lambda: app.ready, timeout=60)
+        await until(pilot, lambda: app.ready)
         await pilot.press(*"go", "enter")
-        await until_idle(pilot, app, timeout=60)
+        await until_idle(pilot, app)
         assert app.notifier.sent and written == []
         app.post_message(events.AppBlur())
         await until(pilot, lambda: app.notifier.focused is False)

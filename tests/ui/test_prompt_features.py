@@ -44,7 +44,7 @@ class TestMentions:
             await pilot.press("escape")  # closes the list, leaves the text
             assert not app.prompt.completions.display and app.prompt.text.endswith("@src")
             await pilot.press("enter")
-            await until_idle(pilot, app, timeout=60)
+            await until_idle(pilot, app)
         blocks = user_blocks(model.requests[0])
         path = project / "src" / "alpha_widget.py"
         assert blocks[0]["text"] == (
@@ -83,9 +83,9 @@ class TestMentions:
         (project / "big.txt").write_text("".join(f"line {i} " + "x" * 150 + "\n" for i in range(5000)))
         app, model = build(project, [Reply([Text("ok")])])
         async with app.run_test(size=(100, 30)) as pilot:
-            await until(pilot, lambda: app.ready, timeout=60)
+            await until(pilot, lambda: app.ready)
             app.submit("summarise @big.txt")
-            await until_idle(pilot, app, timeout=60)
+            await until_idle(pilot, app)
         result = user_blocks(model.requests[0])[1]["text"]
         assert result.startswith("<system-reminder>\nResult of calling the Read tool:\n     1\tline 0 ")
         assert "line 499 " in result and "line 4999 " not in result and len(result) <= 100_100
@@ -99,7 +99,7 @@ class TestShellMode:
             assert app.prompt.mode == "bash" and app.prompt.text == ""
             assert app.prompt.has_class("-shell") and "shell mode" in str(app.prompt.bar.render())
             await pilot.press(*"echo out; echo err >&2; exit 3", "enter")
-            await until_idle(pilot, app, timeout=60)
+            await until_idle(pilot, app)
             assert app.prompt.mode == "prompt"
             assert "I see the output." in transcript_text(app)
         blocks = user_blocks(model.requests[0])
@@ -120,7 +120,7 @@ class TestShellMode:
         app, model = build(project, [])
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.press("!", *"echo '<b>&'", "enter")
-            await until_idle(pilot, app, timeout=60)
+            await until_idle(pilot, app)
             history = app.agent.history
         assert model.requests == []
         texts = [b["text"] for b in history[-1]["content"]]
@@ -133,7 +133,7 @@ class TestShellMode:
             await pilot.press("!", *"sleep 30 & sleep 31; echo never", "enter")
             await until(pilot, lambda: any("sleep 3" in " ".join(p.cmdline()) for p in psutil.Process().children(recursive=True)))
             await pilot.press("escape")
-            await until_idle(pilot, app, timeout=60)
+            await until_idle(pilot, app)
             await until(pilot, lambda: not any("sleep 3" in " ".join(p.cmdline()) for p in psutil.Process().children(recursive=True) if p.is_running()))
             texts = [b["text"] for b in app.agent.history[-1]["content"]]
         assert model.requests == []
@@ -154,9 +154,9 @@ class TestHistory:
         async with app.run_test(size=(100, 30)) as pilot:
             for prompt in ("first prompt", "second prompt"):
                 await pilot.press(*prompt, "enter")
-                await until_idle(pilot, app, timeout=60)
+                await until_idle(pilot, app)
             await pilot.press("!", *"echo hi", "enter")
-            await until_idle(pilot, app, timeout=60)
+            await until_idle(pilot, app)
             await pilot.press(*"draft")
             await pilot.press("up")
             assert app.prompt.text == "echo hi" and app.prompt.mode == "bash"
@@ -189,7 +189,7 @@ class TestHistory:
         async with app.run_test(size=(100, 30)) as pilot:
             for prompt in ("fix the parser", "run the tests"):
                 await pilot.press(*prompt, "enter")
-                await until_idle(pilot, app, timeout=60)
+                await until_idle(pilot, app)
             await pilot.press("ctrl+r", *"t")
             assert app.prompt.text == "run the tests"
             await pilot.press("ctrl+r")  # the next older match

@@ -17,7 +17,7 @@ from tui_agent.ui.app import TuiAgentApp
 from tui_agent.ui.screens.permission import PermissionScreen
 from tui_agent.ui.widgets.transcript_items import ToolCell
 
-SIZE = (100, 40)
+SIZE = (160, 40)  # wide enough that no tmp path (longer under pytest-xdist) wraps a line
 RESUMED_NOTE = re.compile(r"^ℹ Resumed session \S+ \(\d+ messages\)\.$")
 DURATION = re.compile(r"(?:ok|error|denied|cancelled) · (\d+\.\d)s")
 

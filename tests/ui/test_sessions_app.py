@@ -156,7 +156,7 @@ class TestMemoryFromThePrompt:
         (project / "CLAUDE.md").write_text("x" * 400)
         (project / "AGENTS.md").write_text("agents rules")
         app, _ = build(project, [Reply([Text("x")])])
-        async with app.run_test(size=(120, 32)) as pilot:
+        async with app.run_test(size=(180, 32)) as pilot:
             await until(pilot, lambda: app.ready)
             await pilot.press(*"/memory", "enter")
             await until(pilot, lambda: "Memory files read" in transcript_text(app))

@@ -17,9 +17,9 @@ async def test_the_search_and_its_results_are_drawn_between_the_texts(project: P
                      WebSearchResult("srvtoolu_1", results), Text("Found it.")])]
     app = make_app(AgentSettings(cwd=project), scripted=ScriptedModel(script, web_search=True))
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: app.ready, timeout=60)
+        await until(pilot, lambda: app.ready)
         app.submit("search please")
-        await until_idle(pilot, app, timeout=60)
+        await until_idle(pilot, app)
         text = transcript_text(app)
     assert text.index("Searching.") < text.index("Web search: “textual pilot”") < text.index("7 results") < text.index("Found it.")
     assert "· Result 0 — site0.example.org" in text and "… and 2 more" in text

@@ -88,7 +88,7 @@ class Watchdog:
     def __enter__(self) -> "Watchdog":
         self._task = asyncio.current_task()
         self._token = _life.set(self._life)
-        self._handle = asyncio.get_running_loop().call_later(self._first, self._check)
+        self._handle = asyncio.get_running_loop().call_later(min(self._first, self._idle), self._check)
         return self
 
     def _check(self) -> None:
@@ -96,7 +96,8 @@ class Watchdog:
         limit = self._idle if life.answered else self._first
         silent = time.monotonic() - life.last
         if silent < limit:
-            self._handle = asyncio.get_running_loop().call_later(limit - silent, self._check)
+            # Never sleep past an idle limit: the response may start meanwhile, and its silences count from then.
+            self._handle = asyncio.get_running_loop().call_later(min(limit - silent, self._idle), self._check)
             return
         if life.answered:
             self._fired = f"Stream idle timeout: no data for {limit:g}s after the response started"

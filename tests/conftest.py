@@ -1,0 +1,80 @@
+"""Every test runs on a machine of its own: its own HOME (so `~/.claude`, `~/.claude.json`, `~/.config` and the
+session folders are empty and the test's alone), no XDG_* or CLAUDE_CONFIG_DIR pointing elsewhere, its own working
+folder, and none of the variables a developer's shell may carry that the product reads (`ANTHROPIC_*`, `CLAUDE_*`,
+`MAX_THINKING_TOKENS`, `TUI_AGENT_*`, proxies, ...). Our users are Claude Code users: their machines hold exactly
+the files and variables that would otherwise change what a test sees — or be written to by it.
+
+The process itself is scrubbed once at start (what modules read on import, session fixtures, xdist workers);
+then each test gets a fresh HOME and working folder. `tests/test_isolation.py` proves it: it runs tests of the
+suite in a subprocess whose real HOME holds a hostile `~/.claude` and whose environment is a Claude Code user's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+SCRUBBED_PREFIXES = (
+    "ANTHROPIC_", "CLAUDE_", "TUI_AGENT", "XDG_", "MCP_", "DISABLE_", "ENABLE_", "BASH_", "TEXTUAL", "AWS_",
+    "GOOGLE_", "CLOUD_ML_", "VERTEX_", "OTEL_", "GIT_", "TMUX",
+)
+"""What the product, Claude Code's conventions, the SDKs it uses or git read from the environment."""
+SCRUBBED_NAMES = frozenset({
+    "MAX_THINKING_TOKENS", "EDITOR", "VISUAL", "CC", "NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "ENV",
+    "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CDPATH", "PYTHONSTARTUP", "USE_BUILTIN_RIPGREP",
+})
+GIT_IDENTITY = {
+    # commits made by tests (a scratch HOME has no ~/.gitconfig); system config left out too
+    "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid", "GIT_CONFIG_NOSYSTEM": "1",
+}
+_SESSION_ROOT = pytest.StashKey[Path]()
+
+
+KEPT_PREFIXES = ("TEXTUAL_SNAPSHOT", "PYTEST_")
+"""Set by the test tools themselves (pytest-textual-snapshot's report folder, xdist's worker names)."""
+
+
+def scrubbed(name: str) -> bool:
+    return (name in SCRUBBED_NAMES or name.startswith(SCRUBBED_PREFIXES)) and not name.startswith(KEPT_PREFIXES)
+
+
+def _scratch_machine(root: Path) -> dict[str, str]:
+    home = root / "home"
+    (root / "work").mkdir(parents=True, exist_ok=True)
+    home.mkdir(parents=True, exist_ok=True)
+    return {"HOME": str(home), **GIT_IDENTITY}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The whole process, before any test module is imported: nothing of the developer's environment."""
+    for name in [n for n in os.environ if scrubbed(n)]:
+        del os.environ[name]
+    root = Path(tempfile.mkdtemp(prefix="tui-agent-tests-"))
+    config.stash[_SESSION_ROOT] = root
+    os.environ.update(_scratch_machine(root))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    root = config.stash.get(_SESSION_ROOT, None)
+    if root is not None:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def isolated_machine(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh HOME and working folder for each test; variables scrubbed again (a test's own setenv is
+    undone by monkeypatch afterwards, so the next test starts clean)."""
+    root = tmp_path_factory.mktemp("machine")
+    for name in [n for n in os.environ if scrubbed(n)]:
+        monkeypatch.delenv(name)
+    for name, value in _scratch_machine(root).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(root / "work")
+    yield root / "home"
