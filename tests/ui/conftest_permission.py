@@ -1,6 +1,6 @@
 """Shared by the permission-dialog and command tests: a small app hosting the asker (a prompt that
-reports keypresses, like the real app's), a fake clock, stand-in tools, and a real Agent on a
-ScriptedModel. A plain module (not conftest.py) so it cannot clash with the app's own fixtures."""
+reports keypresses, like the real app's), a stand-in command host, a fake clock, stand-in tools, and a
+real Agent on a ScriptedModel. A plain module (not conftest.py) so it cannot clash with the app's own fixtures."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from textual.binding import Binding
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
+from tui_agent.config import AgentSettings
 from tui_agent.core.loop import Agent
 from tui_agent.core.model import ModelClient, ModelConfig
 from tui_agent.core.permission_types import PermissionRequest
@@ -22,6 +23,7 @@ from tui_agent.core.session import Session
 from tui_agent.providers.scripted import ScriptedModel, Step
 from tui_agent.tools.base import Tool, ToolContext, ToolInput, ToolOutput, Workspace
 from tui_agent.tools.registry import ToolRegistry
+from tui_agent.ui.agent_runner import AgentRunner
 from tui_agent.ui.commands import SlashCommandsProvider, cycle_mode, run_command
 from tui_agent.ui.permission_asker import PermissionAsker
 
@@ -45,10 +47,7 @@ class Prompt(Input):
 
 
 class Harness(App[None]):
-    """Hosts the asker like the real app will: prompt keys, abort, slash commands, Shift+Tab."""
-
-    COMMANDS = App.COMMANDS | {SlashCommandsProvider}
-    BINDINGS = [Binding("shift+tab", "cycle_mode", priority=True)]
+    """Hosts the asker like the real app does: a prompt whose keys say the user is typing."""
 
     def __init__(self, policy: Any, agent: Agent | None = None, clock: Callable[[], float] | None = None, guard: float = 0.4, typing_clock: Callable[[], float] | None = None) -> None:
         super().__init__()
@@ -58,14 +57,34 @@ class Harness(App[None]):
         self.asker = PermissionAsker(self, policy, clock=self.clock, typing_quiet=1.0, guard=guard, poll=0.01, **kw)
         if agent is not None:
             agent.ask = self.asker.ask
-        self.notices: list[str] = []
-        self.status_refreshes = 0
-        self.cleared = 0
-        self.quit_called = False
 
     def compose(self) -> ComposeResult:
         yield Static("tui-agent test harness: the conversation would be here.")
         yield Prompt(id="prompt", placeholder="Type a prompt")
+
+
+class CommandHarness(Harness):
+    """A fast stand-in `CommandHost` (ui/host.py) for the commands' own logic; its agent runs on the test's
+    loop. What the app does with a command (the screen, the status line, the keys) is tested on the real app
+    (test_commands_on_the_real_app.py), which also checks this class and the app have the same members."""
+
+    COMMANDS = App.COMMANDS | {SlashCommandsProvider}
+    BINDINGS = [Binding("shift+tab", "cycle_mode", priority=True)]
+
+    def __init__(self, policy: Any, agent: Agent, **kw: Any) -> None:
+        super().__init__(policy, agent, **kw)
+        self.agent: Agent = agent
+        self.running = False
+        self.runner: AgentRunner | None = None
+        self.notices: list[str] = []
+        self.status_refreshes = 0
+        self.cleared = 0
+        self.submitted: list[str] = []
+        self.quit_called = False
+
+    @property
+    def settings(self) -> AgentSettings:
+        return AgentSettings(cwd=self.agent.workspace.root)
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.value.startswith("/"):
@@ -83,6 +102,24 @@ class Harness(App[None]):
 
     def clear_conversation(self) -> None:
         self.cleared += 1
+
+    def start_compaction(self, instructions: str) -> None:
+        self.running = True
+
+        async def compact() -> None:
+            try:
+                await self.agent.compact(instructions)
+            finally:
+                self.running = False
+
+        self.run_worker(compact(), exit_on_error=False)
+
+    def submit(self, text: str) -> None:
+        self.submitted.append(text)
+
+    def use_session(self, opened: Any) -> None:
+        self.agent.session = opened.session
+        self.agent.history[:] = opened.history
 
     async def action_quit(self) -> None:
         self.quit_called = True

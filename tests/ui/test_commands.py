@@ -1,4 +1,6 @@
-"""Slash commands, the palette provider, and Shift+Tab's mode cycling, on a real Agent."""
+"""The commands' own logic (parsing, checks, what they print, the policies they act on) on a real Agent, hosted by the
+fast stand-in `CommandHarness`. What the app does with them (the conversation, the status line, the keys, every
+palette command) is tested on the app itself: test_commands_on_the_real_app.py."""
 
 from __future__ import annotations
 
@@ -8,22 +10,13 @@ from typing import Any
 
 import pytest
 
-from tui_agent.core.events import PermissionAsked
 from tui_agent.core.permission_types import PermissionAnswer, SimplePolicy
 from tui_agent.core.permissions import PermissionEngine
 from tui_agent.providers.scripted import DEFAULT_SCRIPTED_MODEL, Reply, Text, ToolUse
-from tui_agent.ui.commands import COMMANDS, SlashCommandsProvider, cycle_mode, run_command
+from tui_agent.ui.commands import COMMANDS, cycle_mode, run_command
 from tui_agent.ui.screens.permissions_list import PermissionsScreen
 
-from tests.ui.conftest_permission import (
-    FakeShell,
-    FakeWrite,
-    Harness,
-    make_agent,
-    make_project,
-    request,
-    until,
-)
+from tests.ui.conftest_permission import CommandHarness, FakeShell, make_agent, make_project, request, until
 
 
 def engine_in(tmp_path: Path, **kw: Any) -> PermissionEngine:
@@ -31,65 +24,28 @@ def engine_in(tmp_path: Path, **kw: Any) -> PermissionEngine:
 
 
 @pytest.fixture
-def app(tmp_path: Path) -> Harness:
+def app(tmp_path: Path) -> CommandHarness:
     agent, _ = make_agent(tmp_path, [Reply([Text("hello")], input_tokens=1200, output_tokens=80)], [FakeShell()], engine_in(tmp_path))
-    return Harness(agent.policy, agent)
+    return CommandHarness(agent.policy, agent)
 
 
 # ----- modes --------------------------------------------------------------------------------------------
 
 
-async def test_shift_tab_changes_the_mode_the_policy_uses(tmp_path: Path) -> None:
-    engine = engine_in(tmp_path)
-    write = FakeWrite()
-    script = [Reply([ToolUse("Write", {"file_path": "a.txt", "content": "x"})]), Reply([Text("done")])]
-    agent, _ = make_agent(tmp_path, script, [write], engine)
-    asked: list[Any] = []
-    agent.emit = lambda e: asked.append(e) if isinstance(e, PermissionAsked) else None
-    app = Harness(engine, agent)
-    async with app.run_test() as pilot:
-        await pilot.press("shift+tab")
-        assert engine.mode == "acceptEdits" and app.status_refreshes == 1
-        ended = await asyncio.wait_for(agent.run("write it"), 60)
-    assert ended.reason == "completed" and asked == []  # acceptEdits: the write needed no answer
-    assert (tmp_path / "proj" / "a.txt").read_text() == "x"
-
-
-async def test_shift_tab_cycle_and_bypass_only_when_chosen_at_start(tmp_path: Path) -> None:
-    for start, expected in (
-        (None, ["acceptEdits", "plan", "default", "acceptEdits"]),
-        ("bypassPermissions", ["default", "acceptEdits", "plan", "bypassPermissions"]),
-    ):
-        agent, _ = make_agent(tmp_path, [], [], engine_in(tmp_path, mode=start))
-        app = Harness(agent.policy, agent)
-        async with app.run_test() as pilot:
-            seen = []
-            for _ in expected:
-                await pilot.press("shift+tab")
-                seen.append(agent.policy.mode)
-            assert seen == expected
-
-
 async def test_cycle_mode_with_the_simple_policy(tmp_path: Path) -> None:
     agent, _ = make_agent(tmp_path, [], [], SimplePolicy())
-    app = Harness(agent.policy, agent)
+    app = CommandHarness(agent.policy, agent)
     async with app.run_test():
         assert [cycle_mode(app) for _ in range(4)] == ["acceptEdits", "plan", "default", "acceptEdits"]
         assert agent.policy.mode == "acceptEdits"
 
 
-async def typed(app: Harness, pilot: Any, text: str) -> None:
-    """A command typed in the prompt: it runs on the app's message loop, as in the real app."""
-    app.query_one("#prompt").focus()
-    await pilot.press(*("space" if ch == " " else ch for ch in text), "enter")
-
-
-async def warnings(app: Harness, pilot: Any) -> list[str]:
+async def warnings(app: CommandHarness, pilot: Any) -> list[str]:
     await pilot.pause()  # notifications arrive as messages
     return [n.message for n in app._notifications]
 
 
-async def test_mode_command(app: Harness) -> None:
+async def test_mode_command(app: CommandHarness) -> None:
     async with app.run_test() as pilot:
         assert await run_command(app, "/mode")
         assert "Permission mode: default" in app.notices[-1]
@@ -106,7 +62,7 @@ async def test_mode_command(app: Harness) -> None:
 # ----- the commands ------------------------------------------------------------------------------------
 
 
-async def test_help_lists_every_command(app: Harness) -> None:
+async def test_help_lists_every_command(app: CommandHarness) -> None:
     async with app.run_test():
         assert await run_command(app, "/help")
         for command in COMMANDS:
@@ -114,7 +70,7 @@ async def test_help_lists_every_command(app: Harness) -> None:
         assert "Shift+Tab" in app.notices[-1]
 
 
-async def test_unknown_command_and_plain_prompts(app: Harness) -> None:
+async def test_unknown_command_and_plain_prompts(app: CommandHarness) -> None:
     async with app.run_test() as pilot:
         assert await run_command(app, "/frobnicate now") is True
         assert await warnings(app, pilot) == ["Unknown command /frobnicate. Type /help for the list."]
@@ -122,18 +78,9 @@ async def test_unknown_command_and_plain_prompts(app: Harness) -> None:
         assert await run_command(app, "/usr/bin/python crashes on start") is False
 
 
-async def test_clear_starts_a_new_history(app: Harness) -> None:
-    async with app.run_test():
-        await app.agent.run("hi")
-        assert app.agent.history
-        assert await run_command(app, "/clear")
-        assert app.agent.history == [] and app.cleared == 1
-        assert "cleared" in app.notices[-1]
-
-
 async def test_clear_waits_while_the_agent_works(tmp_path: Path) -> None:
     agent, _ = make_agent(tmp_path, [Reply([ToolUse("Bash", {"command": "make"})])], [FakeShell()], SimplePolicy())
-    app = Harness(agent.policy, agent)
+    app = CommandHarness(agent.policy, agent)
     async with app.run_test() as pilot:
         run = asyncio.create_task(agent.run("go"))
         await until(pilot, lambda: app.asker.dialog is not None)
@@ -144,16 +91,7 @@ async def test_clear_waits_while_the_agent_works(tmp_path: Path) -> None:
         await asyncio.wait_for(run, 60)
 
 
-async def test_model_shows_and_switches(app: Harness) -> None:
-    async with app.run_test():
-        await run_command(app, "/model")
-        assert app.notices[-1] == f"Model: {DEFAULT_SCRIPTED_MODEL}"
-        await run_command(app, "/model claude-opus-4-5")
-        assert app.agent.model.config.model == "claude-opus-4-5" and app.status_refreshes == 1
-        assert app.agent.build_request()["model"] == "claude-opus-4-5"
-
-
-async def test_cost_shows_tokens_and_cost_per_model(app: Harness) -> None:
+async def test_cost_shows_tokens_and_cost_per_model(app: CommandHarness) -> None:
     async with app.run_test():
         await app.agent.run("hi")
         await run_command(app, "/cost")
@@ -174,7 +112,7 @@ async def test_permissions_lists_rules_and_revokes_session_grants(tmp_path: Path
     engine.remember(request(tool_use_id="t1"), PermissionAnswer("allow_session", rule="Bash(npm run *)"))
     engine.remember(request(tool_use_id="t2"), PermissionAnswer("allow_session", rule="Bash(make *)"))
     agent, _ = make_agent(tmp_path, [], [], engine)
-    app = Harness(engine, agent)
+    app = CommandHarness(engine, agent)
     async with app.run_test() as pilot:
         assert await run_command(app, "/permissions")
         await until(pilot, lambda: isinstance(app.screen, PermissionsScreen))
@@ -194,7 +132,7 @@ async def test_permissions_lists_rules_and_revokes_session_grants(tmp_path: Path
 async def test_permissions_with_the_simple_policy(tmp_path: Path) -> None:
     policy = SimplePolicy(allowed_tools={"Read"}, session_allowed={"Bash"})
     agent, _ = make_agent(tmp_path, [], [], policy)
-    app = Harness(policy, agent)
+    app = CommandHarness(policy, agent)
     async with app.run_test() as pilot:
         assert await run_command(app, "/permissions")
         await until(pilot, lambda: isinstance(app.screen, PermissionsScreen))
@@ -203,27 +141,3 @@ async def test_permissions_with_the_simple_policy(tmp_path: Path) -> None:
         assert policy.session_allowed == set()
 
 
-async def test_quit_runs_the_apps_quit(app: Harness) -> None:
-    async with app.run_test() as pilot:
-        await run_command(app, "/quit")
-        await pilot.pause()
-        assert app.quit_called
-
-
-async def test_commands_typed_in_the_prompt(app: Harness) -> None:
-    async with app.run_test() as pilot:
-        await typed(app, pilot, "/mode plan")
-        await until(pilot, lambda: app.agent.policy.mode == "plan")
-
-
-async def test_palette_provider_finds_and_runs_commands(app: Harness) -> None:
-    async with app.run_test():
-        provider = SlashCommandsProvider(app.screen)
-        found = sorted([hit async for hit in provider.search("cost")], key=lambda h: h.score, reverse=True)
-        assert str(found[0].text) == "/cost", "the best match first (the palette orders by score)"
-        assert "/cost" not in [str(h.text) for h in found[1:]]
-        best = found[0]
-        discovered = [str(h.text) for h in [hit async for hit in provider.discover()]]
-        assert discovered == [c.usage for c in COMMANDS]
-        await best.command()
-        assert app.notices[-1].startswith("Total cost:")

@@ -211,8 +211,9 @@ class TuiAgentApp(App[int]):
             report_context_size(self)  # the meter starts over with the history
 
     def refresh_status(self) -> None:
-        """Show the current permission mode (and anything else the status line reads from the agent)."""
+        """Show the current model and permission mode (and anything else the status line reads from the agent)."""
         if self.ready:
+            self.status.state.model = self.agent.model.config.model
             self.status.state.mode = str(getattr(self.agent.policy, "mode", "default"))
         self.status.refresh()
 

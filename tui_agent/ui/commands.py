@@ -1,7 +1,7 @@
 """Slash commands (`/help`, `/clear`, …), their command-palette provider, and Shift+Tab's mode cycling.
 
-Commands act on `app.agent` (the core's Agent) and use what the app offers when it offers it
-(`show_notice`, `clear_conversation`, `refresh_status`), so they work with a bare test app too.
+Commands act on `app.agent` (the core's Agent) and on the app through `CommandHost` (host.py): every member
+they use is one every host has (a test checks it), so none is looked up and skipped when missing.
 """
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Awaitable, Callable
+from typing import Awaitable, Callable, cast
 
-from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..core.permission_types import PERMISSION_MODES
 from ..tools.base import FileReadState
+from .host import CommandHost
 from .screens.permissions_list import PermissionsScreen
 
 # Shift+Tab's cycle; bypassPermissions joins it only when the session started in it (as in Claude Code).
@@ -27,33 +27,23 @@ class SlashCommand:
     name: str
     usage: str
     help: str
-    run: Callable[[App[Any], str], Awaitable[None]]
+    run: Callable[[CommandHost, str], Awaitable[None]]
     aliases: tuple[str, ...] = ()
 
 
-def say(app: App[Any], text: str) -> None:
-    """Show a command's output: in the transcript when the app can, else as a notification."""
-    show = getattr(app, "show_notice", None)
-    if callable(show):
-        show(text)
-    else:
-        app.notify(text, markup=False, timeout=8)
+def say(app: CommandHost, text: str) -> None:
+    """Show a command's output in the conversation."""
+    app.show_notice(text)
 
 
-def warn(app: App[Any], text: str) -> None:
+def warn(app: CommandHost, text: str) -> None:
     app.notify(text, severity="warning", markup=False)
-
-
-def _refresh_status(app: App[Any]) -> None:
-    refresh = getattr(app, "refresh_status", None)
-    if callable(refresh):
-        refresh()
 
 
 # ----- modes ----------------------------------------------------------------------------------
 
 
-def cycle_mode(app: App[Any]) -> str:
+def cycle_mode(app: CommandHost) -> str:
     """Shift+Tab: the next permission mode, used by the policy from the next decision on."""
     policy = app.agent.policy
     cycle = getattr(policy, "cycle_mode", None)
@@ -63,11 +53,11 @@ def cycle_mode(app: App[Any]) -> str:
         current = policy.mode
         mode = MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % len(MODE_CYCLE)] if current in MODE_CYCLE else "default"
         policy.mode = mode
-    _refresh_status(app)
+    app.refresh_status()
     return mode
 
 
-async def _mode(app: App[Any], arg: str) -> None:
+async def _mode(app: CommandHost, arg: str) -> None:
     policy = app.agent.policy
     if not arg:
         say(app, f"Permission mode: {policy.mode} (one of {', '.join(PERMISSION_MODES)}; Shift+Tab cycles)")
@@ -81,21 +71,21 @@ async def _mode(app: App[Any], arg: str) -> None:
         warn(app, "bypassPermissions can only be chosen at start: --permission-mode bypassPermissions.")
         return
     policy.mode = wanted
-    _refresh_status(app)
+    app.refresh_status()
     say(app, f"Permission mode: {wanted}")
 
 
 # ----- the commands ---------------------------------------------------------------------------
 
 
-async def _help(app: App[Any], arg: str) -> None:
+async def _help(app: CommandHost, arg: str) -> None:
     width = max(len(c.usage) for c in COMMANDS)
     lines = [f"{c.usage:<{width}}  {c.help}" for c in COMMANDS]
     lines += ["", "Shift+Tab  cycle permission mode · Ctrl+P  command palette"]
     say(app, "\n".join(lines))
 
 
-async def _clear(app: App[Any], arg: str) -> None:
+async def _clear(app: CommandHost, arg: str) -> None:
     agent = app.agent
     if agent.running:
         warn(app, "The agent is working: wait for it or press Esc before /clear.")
@@ -104,28 +94,22 @@ async def _clear(app: App[Any], arg: str) -> None:
     agent.session.start_over()
     # A new conversation has read nothing: edits must read their file again first.
     agent.context.read_state = FileReadState()
-    clear = getattr(app, "clear_conversation", None)
-    if callable(clear):
-        clear()
+    app.clear_conversation()
     say(app, "Conversation cleared: the next prompt starts a new history.")
 
 
-async def _compact(app: App[Any], arg: str) -> None:
-    if getattr(app, "running", False) or app.agent.running:
+async def _compact(app: CommandHost, arg: str) -> None:
+    if app.running or app.agent.running:
         warn(app, "The agent is working: wait for it or press Esc before /compact.")
         return
-    start = getattr(app, "start_compaction", None)
-    if callable(start):  # the app shows it as a run: a timer, and ESC stops it
-        start(arg)
-    else:
-        await app.agent.compact(arg)
+    app.start_compaction(arg)  # the app shows it as a run: a timer, and ESC stops it
 
 
-async def _model(app: App[Any], arg: str) -> None:
+async def _model(app: CommandHost, arg: str) -> None:
     config = app.agent.model.config
     if arg:
         config.model = arg
-        _refresh_status(app)
+        app.refresh_status()
         say(app, f"Model: {arg} (from the next request on)")
     else:
         say(app, f"Model: {config.model}")
@@ -135,7 +119,7 @@ def _money(value: float | None) -> str:
     return "unknown (no price for this model)" if value is None else f"${value:.4f}"
 
 
-async def _cost(app: App[Any], arg: str) -> None:
+async def _cost(app: CommandHost, arg: str) -> None:
     t = app.agent.totals
     lines = [
         f"Total cost: {_money(t.cost_usd)}",
@@ -146,30 +130,30 @@ async def _cost(app: App[Any], arg: str) -> None:
     say(app, "\n".join(lines))
 
 
-async def _context(app: App[Any], arg: str) -> None:
+async def _context(app: CommandHost, arg: str) -> None:
     from .context_view import context_command
 
     await context_command(app, arg)
 
 
-async def _permissions(app: App[Any], arg: str) -> None:
+async def _permissions(app: CommandHost, arg: str) -> None:
     # Pushed from the app's own message loop: run_command may be awaited from any task.
     app.call_later(app.push_screen, PermissionsScreen(app.agent.policy))
 
 
-async def _mcp(app: App[Any], arg: str) -> None:
+async def _mcp(app: CommandHost, arg: str) -> None:
     from .screens.mcp import mcp_command
 
     await mcp_command(app, arg)
 
 
-async def _sandbox(app: App[Any], arg: str) -> None:
+async def _sandbox(app: CommandHost, arg: str) -> None:
     from .screens.sandbox import sandbox_command
 
     await sandbox_command(app, arg)
 
 
-async def _agents(app: App[Any], arg: str) -> None:
+async def _agents(app: CommandHost, arg: str) -> None:
     from ..core.agents.definitions import describe_catalog
 
     host = app.agent.context.services.get("subagents")
@@ -179,12 +163,12 @@ async def _agents(app: App[Any], arg: str) -> None:
     say(app, describe_catalog(host.catalog))
 
 
-async def _quit(app: App[Any], arg: str) -> None:
+async def _quit(app: CommandHost, arg: str) -> None:
     # The app's own quit action, so whatever cleanup it does on quit runs.
     await app.run_action("quit")
 
 
-async def _resume(app: App[Any], arg: str) -> None:
+async def _resume(app: CommandHost, arg: str) -> None:
     from .session_view import pick_in_app, switch_session
 
     if arg:
@@ -193,11 +177,11 @@ async def _resume(app: App[Any], arg: str) -> None:
         await pick_in_app(app)
 
 
-async def _rename(app: App[Any], arg: str) -> None:
+async def _rename(app: CommandHost, arg: str) -> None:
     if not arg:
         warn(app, "Usage: /rename NAME")
         return
-    runner = getattr(app, "runner", None)
+    runner = app.runner
     if runner is not None:  # the transcript is written on the core's thread
         runner.call(app.agent.session.set_name, arg)
     else:
@@ -205,18 +189,16 @@ async def _rename(app: App[Any], arg: str) -> None:
     say(app, f"Session renamed: {arg} (tui-agent -r {arg!r} resumes it)")
 
 
-async def _memory(app: App[Any], arg: str) -> None:
+async def _memory(app: CommandHost, arg: str) -> None:
     from .session_view import open_memory_file
 
     await open_memory_file(app, arg)
 
 
-async def _init(app: App[Any], arg: str) -> None:
+async def _init(app: CommandHost, arg: str) -> None:
     from .session_view import INIT_PROMPT
 
-    submit = getattr(app, "submit", None)
-    if callable(submit):
-        submit(INIT_PROMPT + (f"\n\nAlso: {arg}" if arg else ""))
+    app.submit(INIT_PROMPT + (f"\n\nAlso: {arg}" if arg else ""))
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -254,7 +236,7 @@ def find_command(name: str) -> SlashCommand | None:
     return next((c for c in COMMANDS if name == c.name or name in c.aliases), None)
 
 
-async def run_command(app: App[Any], text: str) -> bool:
+async def run_command(app: CommandHost, text: str) -> bool:
     """Run a prompt that starts with "/". True when it was a command (unknown ones are reported)."""
     text = text.strip()
     if not is_command_text(text):
@@ -283,4 +265,5 @@ class SlashCommandsProvider(Provider):
             yield DiscoveryHit(command.usage, self._runner(command), help=command.help)
 
     def _runner(self, command: SlashCommand) -> Callable[[], Awaitable[bool]]:
-        return partial(run_command, self.app, f"/{command.name}")
+        # Only hosts register this provider (their COMMANDS), so the palette's app is one.
+        return partial(run_command, cast(CommandHost, self.app), f"/{command.name}")

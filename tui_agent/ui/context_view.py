@@ -4,13 +4,15 @@ reports `ContextUpdated`, never per streamed delta), `/context`, and alt+t's thi
 from __future__ import annotations
 
 import asyncio
-from typing import Any
-
-from textual.app import App
+from typing import TYPE_CHECKING, Any
 
 from ..core.context.breakdown import ContextBreakdown, agent_breakdown, format_breakdown
 from ..core.events import ContextUpdated
+from .host import CommandHost
 from .widgets.status import StatusLine
+
+if TYPE_CHECKING:
+    from .app import TuiAgentApp
 
 THINKING_KEY = "alt+t"
 
@@ -28,27 +30,27 @@ def show_thinking(status: StatusLine, agent: Any) -> None:
     status.refresh()
 
 
-def report_context_size(app: Any) -> None:
+def report_context_size(app: TuiAgentApp) -> None:
     """Ask the core for the meter now (a session opened, the history cleared): computed on the core's
     thread, shown when its event arrives like any other."""
     agent = app.agent
     app.runner.call(lambda: app.batcher(agent.context_size()))
 
 
-def toggle_thinking(app: Any) -> None:
+def toggle_thinking(app: TuiAgentApp) -> None:
     """alt+t: extended thinking on or off from the next prompt (a run in progress keeps its setting)."""
-    if not getattr(app, "ready", False):
+    if not app.ready:
         return
     on = app.agent.thinking.toggle()
     show_thinking(app.status, app.agent)
-    when = " from the next prompt" if getattr(app, "running", False) else ""
+    when = " from the next prompt" if app.running else ""
     app.notify(f"Thinking {'on' if on else 'off'}{when} ({THINKING_KEY} switches it)", timeout=3)
 
 
-async def context_breakdown_now(app: App[Any]) -> ContextBreakdown:
+async def context_breakdown_now(app: CommandHost) -> ContextBreakdown:
     """The breakdown, computed on the core's thread when the app has one (the agent lives there)."""
-    agent = app.agent  # type: ignore[attr-defined]
-    runner = getattr(app, "runner", None)
+    agent = app.agent
+    runner = app.runner
     if runner is None:
         return agent_breakdown(agent)
 
@@ -58,7 +60,7 @@ async def context_breakdown_now(app: App[Any]) -> ContextBreakdown:
     return await asyncio.wrap_future(runner.submit(compute()))
 
 
-async def context_command(app: App[Any], arg: str) -> None:
+async def context_command(app: CommandHost, arg: str) -> None:
     from .commands import say
 
     breakdown = await context_breakdown_now(app)

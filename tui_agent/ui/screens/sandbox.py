@@ -31,8 +31,8 @@ def sandbox_of(app: Any) -> Any:
 
 async def on_core(app: Any, work: Callable[[], Any]) -> Any:
     """`work()` on the core's thread when the app has one (the tools read the same policy there), else here."""
-    runner = getattr(app, "runner", None)
-    if runner is None:
+    runner = app.runner
+    if runner is None:  # the agent lives on the app's own loop (the tests' stand-in host)
         return work()
 
     async def call() -> Any:
