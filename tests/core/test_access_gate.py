@@ -23,6 +23,7 @@ READING_CALLS = {"open", "read_text", "read_bytes", "fdopen", "open_text", "open
 
 # (module under core/, function) -> why what it opens is not content for the model.
 ALLOWED: dict[tuple[str, str], str] = {
+    ("anthropic_import.py", "*"): "the installed anthropic SDK's own __init__.py files, parsed for what they re-export",
     ("access.py", "read_head"): "the gate module: the one reader of content for the model, after ReadGate.check",
     ("agents/definitions.py", "AgentCatalog._load"): "subagent definitions: configuration, not sent as file content",
     ("mcp/approval.py", "ProjectApprovals.record"): "writes tui-agent's own MCP approvals file",

@@ -1,6 +1,6 @@
 """The model client: the real `anthropic` SDK, streamed, with our own retry policy.
 
-`import anthropic` costs ~1-2 s, so it starts in a background thread the moment a client is made
+`import anthropic` costs ~1 s even taken lazily (`anthropic_import.py`), so it starts in a background thread the moment a client is made
 and is awaited only when the first request is sent; nothing on the path to the first frame waits.
 
 The SDK's own retries are off (max_retries=0): it cannot retry a stream that fails midway, and the
@@ -204,7 +204,9 @@ class _SDKLoader:
 
     def _load(self) -> None:
         try:
-            import anthropic  # noqa: F401
+            from .anthropic_import import import_anthropic
+
+            import_anthropic()
         except BaseException as exc:  # pragma: no cover - shown when the first request needs it
             self._error = exc
         finally:
