@@ -13,7 +13,9 @@ from claude_agent_sdk import (
     HookMatcher,
     PermissionResultAllow,
     PermissionResultDeny,
+    ResultError,
     ResultMessage,
+    StreamEvent,
     SystemMessage,
     ToolPermissionContext,
     ToolResultBlock,
@@ -159,9 +161,10 @@ class TestCanUseTool:
 
         # A result that is an error makes the SDK raise after it; collect until then.
         seen: list[Any] = []
-        with pytest.raises(Exception, match="error"):
+        with pytest.raises(ResultError) as raised:
             async for m in query(prompt="write", options=run.options(can_use_tool=can_use_tool)):
                 seen.append(m)
+        assert raised.value.subtype == "error_during_execution"
         result = seen[-1]
         assert isinstance(result, ResultMessage) and result.subtype == "error_during_execution" and result.is_error
         assert len(run.requests) == 1, "the model is not asked again after an interrupting deny"
@@ -252,7 +255,7 @@ class TestPromptHooks:
             return {"decision": "block", "reason": "No questions about the weather."}
 
         seen: list[Any] = []
-        with pytest.raises(Exception, match="No questions about the weather"):
+        with pytest.raises(ResultError, match="No questions about the weather"):
             async for m in query(prompt="weather?", options=run.options(hooks={"UserPromptSubmit": [HookMatcher(hooks=[block])]})):
                 seen.append(m)
         assert run.requests == [] and isinstance(seen[-1], ResultMessage) and seen[-1].is_error
@@ -286,34 +289,102 @@ class TestSettingsCommandHooks:
 
 
 class TestFlagsAndModes:
-    async def test_every_flag_the_sdk_passes_is_accepted_and_the_unsupported_ones_named_once(self, make_run, tmp_path):
-        run = make_run([Reply([Text("fine")])])
+    async def test_the_flags_tui_agent_acts_on_take_effect_and_the_others_are_named_once(self, make_run, tmp_path):
+        """One run with every flag the SDK passes. Each acted-on flag shows in what the model was sent or in
+        what the tool calls did; each call that no flag or settings file covers asks the program (denied)."""
+        run = make_run([])
+        added, other = tmp_path / "added", tmp_path / "other"
+        for folder in (added, other):
+            folder.mkdir()
+            (folder / "notes.txt").write_text(f"notes of {folder.name}\n")
+        (run.work / ".claude").mkdir()
+        (run.work / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": ["Bash(mkdir from_project)"]}}))
+        (run.work / ".claude" / "settings.local.json").write_text(json.dumps({"permissions": {"allow": ["Bash(mkdir from_local)"]}}))
+        calls = {
+            "touch": ("Bash", {"command": "touch by_rule.txt"}),  # allowed_tools
+            "mkdir": ("Bash", {"command": "mkdir from_flag"}),  # allowed_tools, its second rule
+            "unlisted": ("Bash", {"command": "mkdir unlisted"}),  # no rule: asks
+            "rm": ("Bash", {"command": "rm README.md"}),  # denied by --settings, never asked
+            "project": ("Bash", {"command": "mkdir from_project"}),  # project settings are read
+            "local": ("Bash", {"command": "mkdir from_local"}),  # local settings are not: asks
+            "added": ("Read", {"file_path": str(added / "notes.txt")}),  # add_dirs: read without asking
+            "other": ("Read", {"file_path": str(other / "notes.txt")}),  # not added: asks
+            "write": ("Write", {"file_path": str(run.work / "new.txt"), "content": "new\n"}),  # acceptEdits
+            "grep": ("Grep", {"pattern": "hello"}),  # disallowed_tools: denied, never asked
+        }
+        run.model._script = [Reply([ToolUse(name, args, id=key) for key, (name, args) in calls.items()]), Reply([Text("fine")])]
+        asked: list[str] = []
+
+        async def can_use_tool(name: str, tool_input: dict[str, Any], ctx: ToolPermissionContext):
+            asked.append(ctx.tool_use_id or "")
+            return PermissionResultDeny(message="not asked for")
+
         options = run.options(
-            tools=["Read", "Grep"], allowed_tools=["Read", "Bash(git log *)"], disallowed_tools=["Write"],
-            max_turns=3, max_budget_usd=5.0, model="claude-sonnet-4-6", fallback_model="claude-haiku-4-5",
+            can_use_tool=can_use_tool,
+            tools=["Read", "Grep", "Bash", "Write"], allowed_tools=["Bash(touch *)", "Bash(mkdir from_flag)"],
+            disallowed_tools=["Grep"], max_turns=3, max_budget_usd=5.0, model="claude-haiku-4-5", fallback_model="claude-sonnet-4-5",
             permission_mode="acceptEdits", settings=json.dumps({"permissions": {"deny": ["Bash(rm *)"]}}),
-            add_dirs=[str(tmp_path)],
+            add_dirs=[str(added)],
             include_partial_messages=True, include_hook_events=True, setting_sources=["user", "project"],
             thinking={"type": "enabled", "budget_tokens": 2048}, effort="high", betas=["context-1m-2025-08-07"],
             output_format={"type": "json_schema", "schema": {"type": "object"}}, plugins=[{"type": "local", "path": str(tmp_path)}],
         )
         messages = await collect("hi", options)
+
         result = messages[-1]
         assert isinstance(result, ResultMessage) and result.subtype == "success" and result.result == "fine"
-        assert messages[0].data["tools"] == ["Grep", "Read"] or sorted(messages[0].data["tools"]) == ["Grep", "Read"]
+        first = run.requests[0]
+        assert first["model"] == "claude-haiku-4-5"
+        assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+        # --tools chooses the tools; --disallowedTools Grep denies its calls (tui-agent still lists it).
+        assert sorted(t["name"] for t in first["tools"]) == ["Bash", "Grep", "Read", "Write"]
+        assert sorted(messages[0].data["tools"]) == ["Bash", "Grep", "Read", "Write"]
         assert messages[0].data["permissionMode"] == "acceptEdits"
+        assert any(isinstance(m, StreamEvent) for m in messages), "include_partial_messages streams events"
+        assert sorted(asked) == ["local", "other", "unlisted"]
+        results = run.tool_results(1)
+        assert [k for k in calls if results[k].get("is_error")] == ["unlisted", "rm", "local", "other", "grep"]
+        assert (run.work / "by_rule.txt").exists() and (run.work / "from_flag").is_dir() and (run.work / "from_project").is_dir()
+        assert not (run.work / "unlisted").exists() and not (run.work / "from_local").exists()
+        assert (run.work / "README.md").exists() and "Bash(rm *) in --settings" in result_text(results["rm"])
+        assert "Grep in --disallowedTools" in result_text(results["grep"])
+        assert "notes of added" in result_text(results["added"])
+        assert (run.work / "new.txt").read_text() == "new\n"
+        assert sorted(d["tool_use_id"] for d in result.permission_denials) == ["grep", "local", "other", "rm", "unlisted"]
         notes = "\n".join(run.stderr)
         for flag in ("--fallback-model", "--include-hook-events",
                      "--effort", "--betas", "--json-schema", "--plugin-dir"):
             assert notes.count(f"{flag} is accepted") == 1, flag
-        assert "--setting-sources is accepted" not in notes  # acted on: it chooses the settings files read
-        assert "--max-thinking-tokens is accepted" not in notes  # acted on: the SDK's thinking budget reaches the request
-        assert run.requests[0]["thinking"] == {"type": "enabled", "budget_tokens": 2048}
-        assert [t["name"] for t in run.requests[0]["tools"]] == ["Grep", "Read"] or sorted(t["name"] for t in run.requests[0]["tools"]) == ["Grep", "Read"]
+        for flag in ("--setting-sources", "--max-thinking-tokens", "--max-turns", "--max-budget-usd", "--add-dir"):
+            assert f"{flag} is accepted" not in notes, flag
+
+    @staticmethod
+    def looping(body: dict[str, Any], index: int) -> Reply:
+        """A model that calls a tool on every turn, never answering."""
+        return Reply([ToolUse("Glob", {"pattern": "*.md"}, id=f"g{index}")])
+
+    async def test_max_turns_ends_a_looping_run_with_error_max_turns(self, make_run):
+        run = make_run(self.looping)
+        seen: list[Any] = []
+        with pytest.raises(ResultError) as raised:
+            async for m in query(prompt="loop", options=run.options(max_turns=2)):
+                seen.append(m)
+        assert raised.value.subtype == "error_max_turns"
+        assert isinstance(seen[-1], ResultMessage) and seen[-1].subtype == "error_max_turns" and seen[-1].num_turns == 2
+        assert len(run.requests) == 2
+
+    async def test_max_budget_usd_ends_the_run_once_spent(self, make_run):
+        run = make_run(self.looping)
+        seen: list[Any] = []
+        with pytest.raises(ResultError) as raised:
+            async for m in query(prompt="loop", options=run.options(max_budget_usd=0.0001)):
+                seen.append(m)
+        assert raised.value.subtype == "error_max_budget_usd"
+        result = seen[-1]
+        assert isinstance(result, ResultMessage) and result.subtype == "error_max_budget_usd"
+        assert len(run.requests) == 1 and result.total_cost_usd >= 0.0001
 
     async def test_partial_messages_stream_the_text_as_it_arrives(self, make_run):
-        from claude_agent_sdk import StreamEvent
-
         run = make_run([Reply([Text("streamed in small pieces")], chunk=5)])
         messages = await collect("hi", run.options(include_partial_messages=True))
         events = [m.event for m in messages if isinstance(m, StreamEvent)]

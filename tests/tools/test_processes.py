@@ -53,9 +53,18 @@ def test_kill_tree_stops_every_process_of_the_shell() -> None:
 
 
 def test_kill_tree_of_a_finished_process_is_harmless() -> None:
-    proc = subprocess.Popen(["true"])
-    proc.wait()
-    kill_tree(proc.pid, "no-such-marker")
+    """Nothing to stop: it returns at once (no grace waited out), raises nothing, and spares the rest."""
+    bystander = subprocess.Popen(["sleep", "300"], env=shell_env(f"bystander-{time.monotonic_ns()}"))
+    try:
+        proc = subprocess.Popen(["true"])
+        proc.wait()
+        started = time.monotonic()
+        kill_tree(proc.pid, "no-such-marker", grace=120)
+        assert time.monotonic() - started < 60
+        assert bystander.poll() is None, "a process outside the finished one's tree was stopped"
+    finally:
+        bystander.kill()
+        bystander.wait()
 
 
 def test_the_async_kill_stops_every_process_of_the_shell_though_it_looks_beyond_the_group_later() -> None:

@@ -7,10 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from rich.style import Style
+from textual.geometry import Region
+from textual.strip import Strip
+
+from tests.ui.drawn_frames import DrawnFrames
+from tests.ui.transcript_support import TranscriptPane, paragraphs, stream_answer
 from tui_agent.ui.widgets.transcript import Transcript
 from tui_agent.ui.widgets.transcript_items import AssistantText, NoticeLine
-
-from tests.ui.transcript_support import TranscriptPane, paragraphs, stream_answer
 
 
 def painted(transcript: Transcript) -> list[str]:
@@ -54,18 +59,32 @@ def test_the_first_frame_does_not_wait_for_the_core_or_the_protocol(tmp_path: Pa
         "print(sorted(m for m in late if m in sys.modules))\n"
     )
     env = {**os.environ, "HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", code], check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def texts(strips: list[Strip]) -> list[str]:
+    return [strip.text.rstrip() for strip in strips]
+
+
+def drawn_pane(frames: DrawnFrames, transcript: Transcript) -> list[str]:
+    """The pane's rows as the terminal shows them, left of its scrollbar."""
+    region = transcript.scrollable_content_region
+    return [frames.row(y)[region.x : region.right].rstrip() for y in range(region.y, region.bottom)]
+
+
+def styled(strips: list[Strip]) -> list[list[tuple[str, Style | None]]]:
+    """What rows draw, colours included."""
+    return [[(segment.text, segment.style) for segment in strip] for strip in strips]
 
 
 async def test_lines_that_scroll_up_are_not_styled_again() -> None:
     # Textual styles every row of a repainted widget anew; the pane hands back the styled line it
     # made before for a line that only moved, so filters, cuts and terminal output stay cached too.
-    from textual.geometry import Region
-
     app = TranscriptPane()
     async with app.run_test(size=(60, 10)) as pilot:
+        frames = DrawnFrames(app)
         transcript = app.query_one(Transcript)
         answer = AssistantText()
         transcript.add(answer, now=True)
@@ -75,45 +94,80 @@ async def test_lines_that_scroll_up_are_not_styled_again() -> None:
             await pilot.pause()
         rows = Region(0, 0, transcript.size.width, transcript.size.height)
         before = transcript.render_lines(rows)
+        since = len(frames.frames)
         answer.append("paragraph 20\n\n")  # the pane scrolls to show it
         transcript.changed(answer, now=True)
-        await pilot.pause()
+        await frames.until_drawn(pilot, "paragraph 20", since)
         after = transcript.render_lines(rows)
-        texts = [s.text.strip() for s in before]
         assert after[-1].text.strip() == "paragraph 20", [s.text for s in after]
-        shift = texts.index("paragraph 16") - [s.text.strip() for s in after].index("paragraph 16")
+        assert drawn_pane(frames, transcript) == texts(after), "the terminal shows the rows handed back"
+        shift = texts(before).index("  paragraph 16") - texts(after).index("  paragraph 16")
         assert shift > 0
         moved = list(zip(after[: len(after) - shift - 1], before[shift:]))
         assert all(a.text == b.text for a, b in moved)
-        assert all(a is b for a, b in moved), "a line that moved up is the same styled line"
+        # The cache is the claim (no frame shows it): a line that moved up is the same styled line.
+        assert all(a is b for a, b in moved)
 
 
 async def test_a_frame_that_leaves_the_pane_alone_gets_its_rows_without_styling_them_again() -> None:
-    # Textual asks every widget for its rows in every frame, whichever region changed.
-    from textual.geometry import Region
-
+    # Textual asks every widget for its rows in every frame, whichever region changed. The rows come
+    # back as they were (the same objects: the cache is the claim) until what they show changes: new
+    # lines, scrolling, the app's line filters, a theme.
     app = TranscriptPane()
     async with app.run_test(size=(60, 10)) as pilot:
+        frames = DrawnFrames(app)
         transcript = app.transcript
         answer = await stream_answer(transcript, pilot, paragraphs(19))
         rows = Region(0, 0, transcript.size.width, transcript.size.height)
         first = transcript.render_lines(rows)
         assert transcript.render_lines(rows) is first, "nothing changed: the same rows"
-        assert transcript.render_lines(Region(0, 1, rows.width, rows.height - 1)) is not first, "other rows asked for"
+        fewer = transcript.render_lines(Region(0, 1, rows.width, rows.height - 1))
+        assert texts(fewer) == texts(first)[1:], "other rows asked for are those rows"
+        since = len(frames.frames)
         answer.append("paragraph 19\n\n")
         transcript.changed(answer, now=True)
-        assert transcript.render_lines(rows) is not first, "a change marks rows dirty"
-        await pilot.pause()
-        after = transcript.render_lines(rows)
-        assert [s.text.strip() for s in after][-1] == "paragraph 19"
+        await frames.until_drawn(pilot, "paragraph 19", since)
+        assert texts(transcript.render_lines(rows))[-1].strip() == "paragraph 19"
+        assert drawn_pane(frames, transcript) == texts(transcript.render_lines(rows)), "a change is drawn"
+        since = len(frames.frames)
         transcript.scroll_to(y=0, animate=False, immediate=True)
         top = transcript.render_lines(rows)
-        assert top is not after and any(s.text.strip().endswith("paragraph 0") for s in top[:3])
+        assert any(s.text.strip().endswith("paragraph 0") for s in top[:3])
+        await frames.until_drawn(pilot, "paragraph 0", since)
+        assert drawn_pane(frames, transcript) == texts(top), "the scrolled rows are drawn"
         assert transcript.render_lines(rows) is top
         app.ansi_color = not app.ansi_color  # switches the app's truecolor filter, with no refresh
-        assert transcript.render_lines(rows) is not top, "the app's line filters changed"
+        switched = transcript.render_lines(rows)
+        # These rows hold no ANSI colour, so the filter draws them alike: only the object shows they
+        # went through the new filters; they are what styling them anew gives.
+        assert switched is not top, "the app's line filters changed"
+        transcript.refresh()
+        assert styled(switched) == styled(transcript.render_lines(rows))
         app.ansi_color = not app.ansi_color
-        filtered = transcript.render_lines(rows)
+        filtered = styled(transcript.render_lines(rows))
         app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
         await pilot.pause()
-        assert transcript.render_lines(rows) is not filtered, "a new theme styles the rows again"
+        assert styled(transcript.render_lines(rows)) != filtered, "a new theme styles the rows again"
+
+
+async def _drawn_in(theme: str, *, switched: bool) -> list[list[tuple[str, Style | None]]]:
+    """The top rows of a pane holding a 20-paragraph answer, in `theme`: switched to once drawn, or from the start."""
+    app = TranscriptPane()
+    if not switched:
+        app.theme = theme
+    async with app.run_test(size=(60, 10)) as pilot:
+        answer = await stream_answer(app.transcript, pilot, paragraphs(19))
+        answer.append("paragraph 19\n\n")
+        app.transcript.changed(answer, now=True)
+        await pilot.pause()
+        app.transcript.scroll_to(y=0, animate=False, immediate=True)
+        if switched:
+            app.theme = theme
+            await pilot.pause()
+        return styled(app.transcript.render_lines(Region(0, 0, app.transcript.size.width, app.transcript.size.height)))
+
+
+@pytest.mark.xfail(strict=True, reason="issue 27: after a theme switch the answer's bullet keeps the old theme's colour "
+                   "(#e0e0e0 on the light background); its role style is taken before the component styles are updated")
+async def test_a_new_theme_draws_the_rows_as_a_pane_started_in_it() -> None:
+    assert await _drawn_in("textual-light", switched=True) == await _drawn_in("textual-light", switched=False)
