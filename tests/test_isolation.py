@@ -30,9 +30,9 @@ KLINGON = "Always answer in Klingon."
 SUITE_SAMPLE = [
     "tests/test_isolation.py::test_probe_the_test_machine_is_empty_and_its_own",
     "tests/test_isolation.py::test_probe_a_request_carries_nothing_of_the_users_claude_folder",
-    "tests/core/test_thinking.py",
-    "tests/core/test_stop_reasons.py",
-    "tests/mcp/test_mcp_deferred.py",
+    "tests/core/test_thinking.py::TestWhereThinkingComesFrom",
+    "tests/core/test_stop_reasons.py::TestMaxTokensInAToolCall",
+    "tests/mcp/test_mcp_deferred.py::TestBeta::test_tools_are_deferred_found_with_tool_search_and_called",
     "tests/core/session/test_resume.py",
     "tests/ui/test_snapshots.py::test_snapshot_finished_answer_with_code",
     "tests/e2e/test_headless.py::TestConversation::test_text_output_prints_the_answer",
@@ -119,7 +119,7 @@ def test_a_claude_code_users_home_and_environment_change_nothing_and_are_left_un
     )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
     passed = re.search(r"(\d+) passed", proc.stdout)
-    assert passed and int(passed.group(1)) >= 40, proc.stdout[-2000:]
+    assert passed and int(passed.group(1)) >= 25, proc.stdout[-2000:]
     assert _tree(home) == before, "the user's home was written to"
     assert not marker.exists(), "the user's hook ran"
 
