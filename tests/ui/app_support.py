@@ -118,3 +118,16 @@ async def wait_until(predicate: Callable[[], bool], timeout: float = 30.0) -> bo
             return False
         await asyncio.sleep(0.005)
     return True
+
+
+async def past_the_guard(pilot: Pilot[Any], app: TuiAgentApp) -> None:
+    """Wait until the permission dialog on screen takes keys: its guard (keys ignored for a moment after it opens)
+    is over once its hint shows the keys ("enter choose", "enter send") instead of "…"."""
+    from tui_agent.ui.screens.permission import PermissionScreen
+
+    def answerable() -> bool:
+        screen = app.screen
+        hint = screen.query("#hint") if isinstance(screen, PermissionScreen) and screen.is_mounted else None
+        return bool(hint) and "enter " in str(hint.first().render())
+
+    await until(pilot, answerable)

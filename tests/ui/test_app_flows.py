@@ -16,7 +16,7 @@ from tui_agent.providers.scripted import Reply, Text, Thinking, ToolUse
 from tui_agent.ui.messages import AgentEvents
 from tui_agent.ui.widgets.transcript_items import AssistantText, NoticeLine, ThinkingText, ToolCell, UserPrompt
 
-from tests.ui.app_support import build, lanes_text, transcript_text, until, until_idle
+from tests.ui.app_support import build, lanes_text, transcript_text, until, until_idle, past_the_guard
 
 
 async def test_prompt_streams_answer_and_tool_cells(project: Path) -> None:
@@ -185,7 +185,7 @@ async def test_permission_dialog_escape_denies_without_aborting(project: Path) -
         await pilot.press(*"make a file", "enter")
         await until(pilot, lambda: any(c.phase == "waiting" for c in app.calls.calls.values()) and app.screen is not app.screen_stack[0])
         assert "waiting for you" in lanes_text(app)
-        await pilot.pause(0.5)  # the dialog ignores keys for a moment after it opens
+        await past_the_guard(pilot, app)  # the dialog ignores keys for a moment after it opens
         await pilot.press("escape")
         await until_idle(pilot, app)
         call = next(iter(app.calls.calls.values()))

@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from tests.ui.app_support import build, transcript_text, until, until_idle
+from tests.ui.app_support import build, transcript_text, until, until_idle, past_the_guard
 from tui_agent.core.shell_mode import MAX_SHOWN_LINES
 from tui_agent.providers.scripted import Reply, Text, Thinking, ToolUse
 from tui_agent.ui.app import TuiAgentApp
@@ -35,8 +35,7 @@ class TickingClock:
 
 async def answer_dialog(pilot: Pilot[Any], app: TuiAgentApp, *keys: str) -> None:
     """Wait for the permission dialog, let its guard (keys ignored at first) pass, then answer."""
-    await until(pilot, lambda: isinstance(app.screen, PermissionScreen))
-    await pilot.pause(0.5)
+    await past_the_guard(pilot, app)
     screen = app.screen
     for key in keys:
         if key == "<words>":

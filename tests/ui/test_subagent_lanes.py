@@ -7,7 +7,7 @@ from pathlib import Path
 from tui_agent.providers.scripted import Conversations, Reply, Text, ToolUse
 from tui_agent.ui.screens.permission import PermissionScreen
 
-from tests.ui.app_support import build, lanes_text, sleep_processes, transcript_text, until, until_idle
+from tests.ui.app_support import build, lanes_text, sleep_processes, transcript_text, until, until_idle, past_the_guard
 
 
 def agent_call(task: str, description: str, agent_type: str = "general-purpose") -> ToolUse:
@@ -85,7 +85,7 @@ async def test_a_subagents_ask_opens_the_main_dialog_labelled_with_it(project: P
         assert dialog.request.agent == "general-purpose: Write the notes"
         assert "Asked by subagent general-purpose: Write the notes" in str(dialog.query_one("#asker").render())  # type: ignore[attr-defined]
         assert any(c.phase == "waiting" and c.parent == "toolu_TASKA" for c in app.calls.calls.values())
-        await pilot.pause(0.5)  # past the dialog's guard
+        await past_the_guard(pilot, app)
         await pilot.press("1")
         await until_idle(pilot, app, timeout=30)
         assert (project / "NOTES.md").read_text() == "hi\n"
