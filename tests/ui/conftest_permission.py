@@ -126,7 +126,7 @@ class CommandHarness(Harness):
         self.exit()
 
 
-async def until(pilot: Pilot[Any], predicate: Callable[[], Any], timeout: float = 120.0) -> None:
+async def until(pilot: Pilot[Any], predicate: Callable[[], Any], timeout: float = 30.0) -> None:
     """Let the app run until `predicate()` holds."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

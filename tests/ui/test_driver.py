@@ -55,7 +55,7 @@ class Terminal:
 
     def wait_for(self, count: int) -> list[Any]:
         with self.got:
-            assert self.got.wait_for(lambda: len(self.events) >= count, timeout=60), self.events
+            assert self.got.wait_for(lambda: len(self.events) >= count, timeout=30), self.events
             return list(self.events)
 
     def hang_up(self) -> None:
@@ -99,7 +99,7 @@ def test_a_lone_escape_is_delivered_when_its_delay_ends_not_at_the_next_poll(mon
     try:
         with term.got:  # the loop is in its first (ten-minute) wait when the key comes
             term.type("\x1b")
-            assert term.got.wait_for(lambda: bool(term.events), timeout=60), "the ESC waited for the idle poll"
+            assert term.got.wait_for(lambda: bool(term.events), timeout=30), "the ESC waited for the idle poll"
         assert keys(term.events) == ["escape"]
     finally:
         term.stop.set()

@@ -51,7 +51,7 @@ def test_batches_taken_while_events_stream_lose_and_reorder_nothing() -> None:
 
     def ui() -> None:  # takes batches as they come, like the app's message loop
         while True:
-            message = posted.get(timeout=60)
+            message = posted.get(timeout=30)
             received.extend(batcher.take(message))
             if received and received[-1] is DONE:
                 return
