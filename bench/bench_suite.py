@@ -1,0 +1,81 @@
+"""How long the README's test command takes on this machine, the way CI meets it: a fresh clone of the committed
+tree, a new venv installed from the lock, then the tests (on every core, as `pyproject.toml`'s addopts say).
+
+    python3 bench/bench_suite.py                # HEAD, in a temporary clone
+    python3 bench/bench_suite.py --keep         # keep the clone (its path is printed)
+    python3 bench/bench_suite.py --workers 3    # the tests with -n 3 instead of the default
+
+Prints the install time, the test time, the whole command's time, the CPU time the tests used (all processes),
+the count of tests and the slowest ones. Run it on a quiet machine: `cat /proc/loadavg` first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _step(cmd: list[str], cwd: Path, log: Path) -> tuple[float, float, str]:
+    wall, cpu = time.monotonic(), _cpu()
+    with log.open("w") as out:
+        proc = subprocess.run(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    text = log.read_text(errors="replace")
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd[:4])}... failed ({proc.returncode}); the log: {log}\n{text[-3000:]}")
+    return time.monotonic() - wall, _cpu() - cpu, text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--keep", action="store_true", help="keep the clone")
+    parser.add_argument("--workers", help="pass -n WORKERS to pytest")
+    args = parser.parse_args()
+    load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+    root = Path(tempfile.mkdtemp(prefix="bench-suite-"))
+    clone = root / "clone"
+    subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
+    print(f"commit {head}, {os.cpu_count()} cores, load {load} at start, clone {clone}")
+    venv_py = str(clone / ".venv" / "bin" / "python")
+    install = [
+        ([sys.executable if sys.prefix == sys.base_prefix else "python3", "-m", "venv", ".venv"], "venv"),
+        ([venv_py, "-m", "pip", "install", "-q", "--require-hashes", "-r", "requirements-test.lock"], "pip"),
+        ([venv_py, "-m", "pip", "install", "-q", "--no-deps", "-e", "."], "pip-e"),
+    ]
+    install_wall = install_cpu = 0.0
+    for cmd, name in install:
+        wall, cpu, _ = _step(cmd, clone, root / f"{name}.log")
+        install_wall, install_cpu = install_wall + wall, install_cpu + cpu
+    pytest = [venv_py, "-m", "pytest", "--durations=15"] + (["-n", args.workers] if args.workers else [])
+    test_wall, test_cpu, text = _step(pytest, clone, root / "pytest.log")
+    summary = re.findall(r"^=+ (.*(?:passed|failed).*) =+$", text, re.M)
+    print(f"install       {install_wall:6.1f} s wall  {install_cpu:6.1f} s CPU")
+    print(f"tests         {test_wall:6.1f} s wall  {test_cpu:6.1f} s CPU   ({summary[-1] if summary else 'no summary'})")
+    print(f"whole command {install_wall + test_wall:6.1f} s wall  ({(install_wall + test_wall) / 60:.2f} min)")
+    slow = re.findall(r"^(\d+\.\d+)s (call|setup|teardown)\s+(\S+)$", text, re.M)
+    print("slowest:")
+    for seconds, phase, node in slow[:10]:
+        print(f"  {float(seconds):6.2f} s {phase:8s} {node}")
+    if args.keep:
+        print(f"kept {root}")
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
