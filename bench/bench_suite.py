@@ -63,11 +63,11 @@ def main() -> None:
         install_wall, install_cpu = install_wall + wall, install_cpu + cpu
     pytest = [venv_py, "-m", "pytest", "--durations=15"] + (["-n", args.workers] if args.workers else [])
     test_wall, test_cpu, text = _step(pytest, clone, root / "pytest.log")
-    summary = re.findall(r"^=+ (.*(?:passed|failed).*) =+$", text, re.M)
+    summary = re.findall(r"^=*\s*(\d+ (?:passed|failed).*?)\s*=*$", text, re.MULTILINE)
     print(f"install       {install_wall:6.1f} s wall  {install_cpu:6.1f} s CPU")
     print(f"tests         {test_wall:6.1f} s wall  {test_cpu:6.1f} s CPU   ({summary[-1] if summary else 'no summary'})")
     print(f"whole command {install_wall + test_wall:6.1f} s wall  ({(install_wall + test_wall) / 60:.2f} min)")
-    slow = re.findall(r"^(\d+\.\d+)s (call|setup|teardown)\s+(\S+)$", text, re.M)
+    slow = re.findall(r"^(\d+\.\d+)s (call|setup|teardown)\s+(\S+)$", text, re.MULTILINE)
     print("slowest:")
     for seconds, phase, node in slow[:10]:
         print(f"  {float(seconds):6.2f} s {phase:8s} {node}")
