@@ -162,8 +162,9 @@ async def test_ctrl_t_hides_and_shows_the_tools_panel(project: Path) -> None:
     script = [Reply([ToolUse("Read", {"file_path": str(project / "README.md")})]), Reply([Text("ok")])]
     app, _ = build(project, script)
     async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.ready)
         await pilot.press(*"read", "enter")
-        await until_idle(pilot, app)
+        await until(pilot, lambda: "● ok" in transcript_text(app) and not app.running)  # the run, not a queued prompt
         assert app.lanes.display and "Read" in str(app.lanes.render())
         await pilot.press("ctrl+t")
         assert not app.lanes.display
