@@ -78,3 +78,9 @@ def isolated_machine(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
         monkeypatch.setenv(name, value)
     monkeypatch.chdir(root / "work")
     yield root / "home"
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: two workers a core. Many tests wait on a subprocess, a timer or the other thread of the app; with
+    one worker a core, a 2-core machine used 1.36 cores (305 s for the suite), with two 1.9 (245 s)."""
+    return max(2, min(2 * (os.cpu_count() or 1), 16))
