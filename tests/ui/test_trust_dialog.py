@@ -43,8 +43,9 @@ class TestTheQuestion:
     async def test_a_new_folder_is_asked_about_first_and_nothing_it_configures_applies_before(self, clone, tmp_path):
         app, model = build(clone, LS)
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, TrustScreen))
-            text = " ".join(str(s.render()) for s in app.screen.query("Static"))
+            shown = lambda: " ".join(str(s.render()) for s in app.screen.query("Static"))  # noqa: E731
+            await until(pilot, lambda: isinstance(app.screen, TrustScreen) and "Quick safety check" in shown())  # composed
+            text = shown()
             assert str(clone.resolve()) in text and "Quick safety check" in text
             assert "This folder pre-approves 1 tool permission in .claude/settings.json: Bash(ls *)" in text
             assert "hooks that can run commands without asking" in text and "adds 1 directory" in text

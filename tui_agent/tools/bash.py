@@ -20,9 +20,10 @@ from .shell_sandbox import DATA_KEY as SANDBOXED, launch_for
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
-# After the shell exits, how long to wait for the rest of its output. A child it left running in the
-# background may hold the pipe open forever; its later output is not this command's.
-_DRAIN_AFTER_EXIT_S = 0.1
+# After the shell exits or is killed, how long to wait for the rest of its output: it comes as soon as every
+# writer is gone, at once unless the machine is busy (0.1 s lost a stopped command's last lines under load). A
+# child it left running in the background may hold the pipe open forever; its later output is not this command's.
+_DRAIN_AFTER_EXIT_S = 1.0
 
 
 class BashInput(ToolInput):

@@ -135,6 +135,8 @@ class ResumePicker(ModalScreen[SessionInfo | None]):
         self.app.call_from_thread(self._loaded, listing)
 
     def _loaded(self, listing: Listing) -> None:
+        if not self.query("#sessions"):  # the picker was closed while the listing was read
+            return
         self.sessions = listing.sessions
         self.skipped = listing.skipped
         self.loaded = True
