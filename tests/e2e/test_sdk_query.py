@@ -363,23 +363,26 @@ class TestFlagsAndModes:
         """A model that calls a tool on every turn, never answering."""
         return Reply([ToolUse("Glob", {"pattern": "*.md"}, id=f"g{index}")])
 
-    async def test_max_turns_ends_a_looping_run_with_error_max_turns(self, make_run):
-        run = make_run(self.looping)
+    @staticmethod
+    async def ended_with_error(run: Any, **options: Any) -> tuple[ResultError, list[Any]]:
+        """The ResultError a looping run's query raises, and every message it gave before."""
         seen: list[Any] = []
         with pytest.raises(ResultError) as raised:
-            async for m in query(prompt="loop", options=run.options(max_turns=2)):
+            async for m in query(prompt="loop", options=run.options(**options)):
                 seen.append(m)
-        assert raised.value.subtype == "error_max_turns"
+        return raised.value, seen
+
+    async def test_max_turns_ends_a_looping_run_with_error_max_turns(self, make_run):
+        run = make_run(self.looping)
+        error, seen = await self.ended_with_error(run, max_turns=2)
+        assert error.subtype == "error_max_turns"
         assert isinstance(seen[-1], ResultMessage) and seen[-1].subtype == "error_max_turns" and seen[-1].num_turns == 2
         assert len(run.requests) == 2
 
     async def test_max_budget_usd_ends_the_run_once_spent(self, make_run):
         run = make_run(self.looping)
-        seen: list[Any] = []
-        with pytest.raises(ResultError) as raised:
-            async for m in query(prompt="loop", options=run.options(max_budget_usd=0.0001)):
-                seen.append(m)
-        assert raised.value.subtype == "error_max_budget_usd"
+        error, seen = await self.ended_with_error(run, max_budget_usd=0.0001)
+        assert error.subtype == "error_max_budget_usd"
         result = seen[-1]
         assert isinstance(result, ResultMessage) and result.subtype == "error_max_budget_usd"
         assert len(run.requests) == 1 and result.total_cost_usd >= 0.0001
