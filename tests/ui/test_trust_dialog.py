@@ -36,6 +36,16 @@ def config_dir(tmp_path: Path) -> Path:
     return tmp_path / "home" / ".config" / "tui-agent"
 
 
+def shown(app: Any) -> str:
+    return " ".join(str(s.render()) for s in app.screen.query("Static"))
+
+
+async def asked(pilot: Any, app: Any) -> str:
+    """Wait until the trust dialog is on screen and composed (its buttons hold the focus); return its text."""
+    await until(pilot, lambda: isinstance(app.screen, TrustScreen) and "Quick safety check" in shown(app))
+    return shown(app)
+
+
 LS = [Reply([ToolUse("Bash", {"command": "ls ."}, id="ls")]), Reply([Text("listed")])]
 
 
@@ -43,9 +53,7 @@ class TestTheQuestion:
     async def test_a_new_folder_is_asked_about_first_and_nothing_it_configures_applies_before(self, clone, tmp_path):
         app, model = build(clone, LS)
         async with app.run_test(size=(120, 40)) as pilot:
-            shown = lambda: " ".join(str(s.render()) for s in app.screen.query("Static"))  # noqa: E731
-            await until(pilot, lambda: isinstance(app.screen, TrustScreen) and "Quick safety check" in shown())  # composed
-            text = shown()
+            text = await asked(pilot, app)
             assert str(clone.resolve()) in text and "Quick safety check" in text
             assert "This folder pre-approves 1 tool permission in .claude/settings.json: Bash(ls *)" in text
             assert "hooks that can run commands without asking" in text and "adds 1 directory" in text
@@ -82,7 +90,7 @@ class TestTheQuestion:
     async def test_no_exits_without_running_anything(self, clone, tmp_path, keys, code):
         app, model = build(clone, LS)
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, TrustScreen))
+            await asked(pilot, app)
             await pilot.press(*keys)  # "No, exit" has the focus, as in Claude Code; Esc leaves too
             await until(pilot, lambda: app.return_code is not None)
         assert app.return_code == code
@@ -94,8 +102,7 @@ class TestTheQuestion:
         home = project_at(tmp_path / "home")
         app, _ = build(home, [Reply([Text("hi")])])
         async with app.run_test(size=(120, 40)) as pilot:
-            await until(pilot, lambda: isinstance(app.screen, TrustScreen))
-            assert "This is your home folder, so Yes lasts for this session only." in " ".join(str(s.render()) for s in app.screen.query("Static"))
+            assert "This is your home folder, so Yes lasts for this session only." in await asked(pilot, app)
             await pilot.press("down", "enter")
             await until(pilot, lambda: app.ready)
             await app.action_quit()
