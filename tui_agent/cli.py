@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NoReturn, Sequence
 
 from . import gc_pause
+from .process_exit import end_process_now
 
 
 def _preload() -> None:
@@ -88,6 +89,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+_headless = False
+"""Set when this process ran `-p` or the SDK's protocol: nothing is left to do after `main` returns."""
+
+
+def entry() -> NoReturn:
+    """The `tui-agent` command: `main`, then a headless run's process ends without the interpreter's
+    teardown (process_exit.py); the app's ends as usual."""
+    code = main()
+    if _headless:
+        end_process_now(code)
+    sys.exit(code)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     gc_pause.pause()  # start-up makes little garbage; the app resumes collecting after its first frame
     try:
@@ -97,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    global _headless
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.max_turns is not None and args.max_turns < 1:
@@ -214,6 +229,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
         options = ProtocolOptions.from_args(args)
         gc_pause.resume()
+        _headless = True
         return asyncio.run(run_protocol(settings, options, opened=opened))
 
     if args.print_mode:
@@ -233,6 +249,7 @@ def _main(argv: Sequence[str] | None) -> int:
         from .headless import run_headless
 
         gc_pause.resume()
+        _headless = True
         return asyncio.run(run_headless(settings, prompt, args.output_format, args.verbose, opened=opened, partial=bool(getattr(args, "include_partial_messages", False))))
 
     from .ui.app import run_app
@@ -241,4 +258,4 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()

@@ -44,7 +44,7 @@ async def ctx(tmp_path: Path, workspace: Path) -> AsyncIterator[ToolContext]:
         await shells.close_all()
     watcher = context.services.get("file_watch")
     if isinstance(watcher, FileWatcher):
-        watcher.close()
+        watcher.close(wait=True)
 
 
 def generate_tree(root: Path, dirs: int = BIG_TREE_DIRS, files_per_dir: int = BIG_TREE_FILES_PER_DIR) -> int:

@@ -161,7 +161,8 @@ import asyncio, pathlib
 from tui_agent.tools.processes import spawn_shell
 async def main():
     await spawn_shell("sleep 300 & echo $! > {pid_file}; wait", pathlib.Path("."))
-    while not pathlib.Path({str(pid_file)!r}).exists():
+    pid = pathlib.Path({str(pid_file)!r})
+    while not (pid.exists() and pid.read_text().endswith("\\n")):  # the shell creates the file, then writes it
         await asyncio.sleep(0.01)
 asyncio.run(main())
 """

@@ -1,10 +1,12 @@
-"""The model client: the real `anthropic` SDK, streamed, with our own retry policy.
+"""The model client: streamed Messages requests as the `anthropic` SDK makes them, with our own retry policy.
 
-`import anthropic` costs ~1 s even taken lazily (`anthropic_import.py`), so it starts in a background thread the moment a client is made
-and is awaited only when the first request is sent; nothing on the path to the first frame waits.
+The request goes out through `wire.py` (the SDK's headers, SSE decoder and exception types on one httpx
+client; tests/core/test_wire_matches_the_sdk.py holds it to the SDK's own client on the wire). What it needs of
+the SDK and the TLS context load in a background thread the moment a client is made and are awaited only
+when the first request is sent; nothing on the path to the first frame waits.
 
-The SDK's own retries are off (max_retries=0): it cannot retry a stream that fails midway, and the
-user must see every retry ("retrying in 3s (attempt 2)"). The loop owns the attempt loop; this module
+No retries below this module (the SDK ran with max_retries=0 too): a stream that fails midway cannot be
+retried there, and the user must see every retry ("retrying in 3s (attempt 2)"). The loop owns the attempt loop; this module
 says whether an error is worth another attempt and how long to wait (`retry_plan`).
 
 Time limits (`network.py`): connecting has its own short limit; a response must start within a
@@ -195,7 +197,7 @@ def final_error(exc: BaseException) -> ModelError:
 
 
 class _SDKLoader:
-    """Imports `anthropic` in a daemon thread so start-up never waits for it."""
+    """Loads what the first request needs (the TLS context, the SDK's modules) in a daemon thread."""
 
     def __init__(self) -> None:
         self._done = threading.Event()
@@ -204,9 +206,13 @@ class _SDKLoader:
 
     def _load(self) -> None:
         try:
+            from .wire import default_ssl_context, preload
+
+            default_ssl_context()  # first: OpenSSL loads the CA bundle without the GIL, beside the main thread's work
             from .anthropic_import import import_anthropic
 
             import_anthropic()
+            preload()
         except BaseException as exc:  # pragma: no cover - shown when the first request needs it
             self._error = exc
         finally:
@@ -236,8 +242,8 @@ async def sdk_loaded() -> None:
 
 
 class ModelClient:
-    """One `AsyncAnthropic` per session, made on first use. `http_client_factory` lets the scripted
-    model be plugged in as an httpx2 transport; otherwise the SDK talks to `base_url` over the network."""
+    """One wire client per session, made on first use. `http_client_factory` lets the scripted model be
+    plugged in as an httpx2 transport; otherwise requests go to `base_url` over the network."""
 
     def __init__(
         self,
@@ -255,23 +261,20 @@ class ModelClient:
         if self._client is None:
             assert _loader is not None
             await _loader.wait()
-            import anthropic
-
             from .network import request_timeout, watch_responses
+            from .wire import MessagesClient, default_http_client
 
-            kwargs: dict[str, Any] = {
-                "api_key": self.config.api_key or "missing-key",
-                "max_retries": 0,
-                "timeout": request_timeout(self.config),
-            }
-            if self.config.base_url:
-                kwargs["base_url"] = self.config.base_url
+            timeout = request_timeout(self.config)
             if self._http_client_factory is not None:
                 http_client = self._http_client_factory()
             else:
-                http_client = anthropic.DefaultAsyncHttpxClient(timeout=request_timeout(self.config))
-            kwargs["http_client"] = watch_responses(http_client)
-            self._client = anthropic.AsyncAnthropic(**kwargs)
+                http_client = default_http_client(timeout)
+            self._client = MessagesClient(
+                api_key=self.config.api_key or "missing-key",
+                base_url=self.config.base_url,
+                timeout=timeout,
+                http_client=watch_responses(http_client),
+            )
         return self._client
 
     async def stream(self, request: dict[str, Any], on_event: Callable[[Any], None]) -> None:
@@ -284,20 +287,26 @@ class ModelClient:
         request = self.limits.fit(for_model_deep(request))  # valid Unicode (os_names), output within the model's limits
         saw_stop = False
         with Watchdog(self.config.response_timeout, self.config.idle_timeout):
+            events = client.stream(request)
             try:
-                stream = await client.messages.create(**request, stream=True)
+                first = await anext(events, None)  # the request sent and answered: where the SDK's create returned
             except Exception as exc:
                 if not web_search.refused_server_tool(exc, request):
                     raise
                 request = web_search.without_server_tool(request, self.config.base_url)
-                stream = await client.messages.create(**request, stream=True)
+                events = client.stream(request)
+                first = await anext(events, None)
+            if first is None:
+                raise IncompleteStreamError("the stream ended before message_stop")
             try:
-                async for event in stream:
+                on_event(first)
+                saw_stop = first.type == "message_stop"
+                async for event in events:
                     on_event(event)
                     if event.type == "message_stop":
                         saw_stop = True
             finally:
-                await stream.close()
+                await events.aclose()
         if not saw_stop:
             raise IncompleteStreamError("the stream ended before message_stop")
 

@@ -61,10 +61,12 @@ class FileWatcher:
         """Block until the watcher covers every folder tracked so far (for tests and benchmarks)."""
         return self._ready.wait(timeout)
 
-    def close(self) -> None:
+    def close(self, wait: bool = False) -> None:
+        """Stop watching. The thread ends by itself within one watchfiles step (20 ms); a session that is
+        ending does not wait for it (`-p` would be 20 ms later out), `wait=True` does (tests)."""
         self._closed.set()
         self._restart.set()
-        if self._thread is not None:
+        if wait and self._thread is not None:
             self._thread.join(timeout=2)
 
     def _run(self) -> None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import bashlex
-
 _QUOTED_DELIMITER = re.compile(r"<<(-?)([ \t]*)(?:'(\w+)'|\"(\w+)\"|\\(\w+))")
 
 
@@ -25,6 +23,8 @@ def _blank_quotes(match: re.Match[str]) -> str:
 
 def parse_line(command: str) -> list[Any]:
     """bashlex's trees for `command` (raises what bashlex raises when it cannot parse it)."""
+    import bashlex  # its import builds the LALR tables every time (~80 ms): only when a line is parsed
+
     return bashlex.parse(_QUOTED_DELIMITER.sub(_blank_quotes, command))
 
 

@@ -9,10 +9,9 @@ takes seconds on a busy machine, with nobody left to see it).
 from __future__ import annotations
 
 import asyncio
-import atexit
-import os
-import sys
 from typing import Any
+
+from ..process_exit import end_process_now
 
 SIGNAL_QUIT_GRACE_S = 5.0
 """The most a signal's quit waits for the run and the session to close before killing what is left."""
@@ -41,10 +40,4 @@ def exit_if_signalled(app: Any) -> None:
     signum = getattr(app, _QUIT_SIGNAL, None)
     if signum is None:
         return
-    atexit._run_exitfuncs()  # shells still alive, MCP servers, temporary files
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass  # the terminal is gone
-    os._exit(128 + signum)
+    end_process_now(128 + signum)  # shells still alive, MCP servers, temporary files: the exit hooks
