@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+import psutil
 from pydantic import Field
 
 from tui_agent.core.events import Event
@@ -119,3 +120,15 @@ def assert_history_valid(history: list[dict[str, Any]]) -> None:
                     prev = merged[i - 1]
                     assert prev["role"] == "assistant"
                     assert b["tool_use_id"] in [x.get("id") for x in prev["content"]]
+
+
+def count_sleeping(tree: list[psutil.Process]) -> int:
+    """How many of `tree` are `sleep` (a process that ended since the listing, e.g. `setsid` before its exec,
+    does not count)."""
+    count = 0
+    for p in tree:
+        try:
+            count += p.name() == "sleep"
+        except psutil.NoSuchProcess:
+            pass
+    return count

@@ -9,7 +9,7 @@ from pathlib import Path
 import psutil
 from pydantic import Field
 
-from tests.core.support import SleepRead, assert_history_valid, sample_tools
+from tests.core.support import SleepRead, assert_history_valid, count_sleeping, sample_tools
 from tui_agent.core.results import ResultStore, truncate_error
 from tui_agent.providers.scripted import Reply, Text, ToolUse
 from tui_agent.tools.base import ToolInput, ToolOutput
@@ -127,7 +127,7 @@ class TestShellSiblings:
         me = psutil.Process()
         for _ in range(3000):  # a safety net of a minute: it goes on as soon as they run
             await asyncio.sleep(0.02)
-            if sum(p.name() == "sleep" for p in me.children(recursive=True)) >= 3:
+            if count_sleeping(me.children(recursive=True)) >= 3:
                 break
         before = [p for p in me.children(recursive=True)]
         h.agent.abort()

@@ -14,7 +14,7 @@ from typing import Any
 import psutil
 import pytest
 
-from tests.core.support import assert_history_valid
+from tests.core.support import assert_history_valid, count_sleeping
 from tui_agent.providers.scripted import Reply, ScriptedModel, ScriptedServer, Text, ToolUse, fault
 
 
@@ -200,14 +200,14 @@ class TestSignals:
             deadline = time.monotonic() + 300
             sleepers: list[int] = []
             tree: list[psutil.Process] = []
-            while time.monotonic() < deadline and sum(p.name() == "sleep" for p in tree) < 2:
+            while time.monotonic() < deadline and count_sleeping(tree) < 2:
                 time.sleep(0.05)
                 try:
                     tree = psutil.Process(proc.pid).children(recursive=True)
                 except psutil.NoSuchProcess:
                     break
             sleepers = [p.pid for p in tree]
-            assert sum(p.name() == "sleep" for p in tree) == 2, "both shell commands started"
+            assert count_sleeping(tree) == 2, "both shell commands started"
             t0 = time.monotonic()
             proc.send_signal(signum)
             out, err = proc.communicate(timeout=300)
@@ -235,7 +235,7 @@ class TestSignals:
             )
             deadline = time.monotonic() + 300
             tree: list[psutil.Process] = []
-            while time.monotonic() < deadline and not any(p.name() == "sleep" for p in tree):
+            while time.monotonic() < deadline and not count_sleeping(tree):
                 time.sleep(0.05)
                 tree = psutil.Process(proc.pid).children(recursive=True)
             proc.send_signal(signal.SIGINT)
