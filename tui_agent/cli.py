@@ -158,6 +158,15 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stderr.write(f"Error: {INVALID_SESSION_ID}\n")  # Claude Code's words and exit status
         return 1
 
+    json_schema = None
+    if args.json_schema is not None:  # checked before anything starts, as Claude Code does
+        from .core.structured_output import SchemaProblem, load_schema
+
+        try:
+            json_schema = load_schema(args.json_schema)
+        except SchemaProblem as exc:
+            sys.stderr.write(f"Error: {exc}\n")
+            return 1
     mode = "bypassPermissions" if args.dangerously_skip_permissions else args.permission_mode
     requested = RawSettings.from_env(
         model=args.model,
@@ -227,7 +236,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
         from .protocol import ProtocolOptions, run_protocol
 
-        options = ProtocolOptions.from_args(args)
+        options = ProtocolOptions.from_args(args, json_schema=json_schema)
         gc_pause.resume()
         _headless = True
         return asyncio.run(run_protocol(settings, options, opened=opened))
@@ -250,7 +259,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
         gc_pause.resume()
         _headless = True
-        return asyncio.run(run_headless(settings, prompt, args.output_format, args.verbose, opened=opened, partial=bool(getattr(args, "include_partial_messages", False))))
+        return asyncio.run(run_headless(settings, prompt, args.output_format, args.verbose, opened=opened, partial=bool(getattr(args, "include_partial_messages", False)),
+                                        json_schema=json_schema))
 
     from .ui.app import run_app
 

@@ -17,7 +17,7 @@ from .core.access import ReadGate
 from .core.session.memory_context import ProjectMemory
 from .core.thinking import ThinkingChoice, ThinkingError, ThinkingState, choose
 from .core.user_settings import read_setting
-from .core.tool_hooks import add_post_tool_use_hook
+from .core.hook_events import install_hook_events
 from .core.tool_env import env_filter_source
 from .tools.base import Workspace
 from .tools.env_filter import SERVICE_KEY as ENV_FILTER_KEY
@@ -129,12 +129,14 @@ def build_agent(
         from .tools.web_fetch import SmallModel
 
         agent.context.services["small_model"] = SmallModel(model, small)
+    from .core.checkpoints import install_checkpoints  # before any subagent: they share the parent's store
+
+    install_checkpoints(agent)
     from .core.agents.runner import install as install_subagents
 
     install_subagents(agent)
-    post_tool_use = getattr(policy, "post_tool_use", None)
-    if post_tool_use is not None:  # the settings' PostToolUse command hooks, in every front end
-        add_post_tool_use_hook(agent.context, post_tool_use)
+    # Every hook event (settings command hooks; a program's callbacks join in protocol/session.py), in every front end.
+    install_hook_events(agent, on_notice or (lambda level, text: emit(Notice.of(level, text))))  # type: ignore[arg-type]
     agent.history = list(opened.history)
     tell = on_notice or (lambda level, text: emit(Notice.of(level, text)))  # type: ignore[arg-type]
     install_output_limits(model, policy, None if demo else tell)

@@ -18,31 +18,27 @@ from typing import IO, Any
 
 from .config import AgentSettings, OutputFormat
 from .core.events import (
-    AssistantMessageFinished,
     Event,
     LoopEnded,
     Notice,
     Retrying,
     RunStarted,
-    StreamMark,
-    TextDelta,
-    ThinkingDelta,
+    SubagentEvent,
+    SubagentFinished,
+    SubagentStarted,
     ToolFinished,
-    ToolResultsSent,
     ToolStarted,
 )
-
 from .core.context.report import context_command, is_context_command
-from .headless_context import COMPACTION_EVENTS, compact_command, compact_result, compaction_lines, compaction_note
-from .headless_subagents import SUBAGENT_EVENT_TYPES, subagent_lines
+from .headless_context import COMPACTION_EVENTS, compact_command, compact_result, compaction_note
 from .output_stream import OUTPUT_CLOSED, OutputStream
-from .stream_events import stream_event_line
 from .tools.os_names import json_line
 
 SUBTYPES = {
     "completed": "success",
     "max_turns": "error_max_turns",
     "max_budget_usd": "error_max_budget_usd",
+    "max_structured_output_retries": "error_max_structured_output_retries",
 }
 SIGNAL_EXIT = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 143}
 
@@ -62,7 +58,10 @@ def result_object(ended: LoopEnded, session_id: str) -> dict[str, Any]:
         "session_id": session_id,
         "total_cost_usd": ended.total_cost_usd,
         "usage": ended.usage,
+        "modelUsage": ended.model_usage,
         "permission_denials": list(ended.permission_denials),
+        # --json-schema: Claude Code writes the key only when the model gave a valid value
+        **({"structured_output": ended.structured_output} if ended.structured_output is not None else {}),
     }
 
 
@@ -81,7 +80,14 @@ class HeadlessPrinter:
         self.permission_mode = "default"
         self.mcp_servers: list[dict[str, str]] = []
         self.ended: LoopEnded | None = None
-        self._subagents: dict[str, Any] = {}
+        self.mapper: Any = None
+        """stream-json: the SDK protocol's MessageMapper writes every line, so `claude -p --output-format
+        stream-json` readers (the SDK's parser among them) get the same messages as a program driving us."""
+        if fmt == "stream-json":
+            from .protocol.mapping import MessageMapper  # it imports this module: not at the top
+
+            self.mapper = MessageMapper("", partial_messages=self.partial, permission_mode=lambda: self.permission_mode,
+                                        api_key_source="ANTHROPIC_API_KEY" if os.environ.get("ANTHROPIC_API_KEY") else "none")
 
     def _line(self, obj: dict[str, Any]) -> None:
         self.out.write(json_line(obj) + "\n")  # a folder name that is not UTF-8 stays escaped
@@ -90,41 +96,23 @@ class HeadlessPrinter:
         self.err.write(text + "\n")
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, SUBAGENT_EVENT_TYPES):  # a subagent's: lines with parent_tool_use_id
-            if self.fmt == "stream-json":
-                for line in subagent_lines(event, self.session_id, self._subagents):
-                    self._line(line)
+        if self.mapper is not None:
+            self._stream_json(event)
             return
+        # text and json: the answer (or the result object) at the end, notes on stderr
+        if isinstance(event, (SubagentEvent, SubagentStarted, SubagentFinished)):
+            return  # a subagent's: its Agent call's result is what counts here
         if isinstance(event, COMPACTION_EVENTS):
-            lines = compaction_lines(event, self.session_id) if self.fmt == "stream-json" else []
-            for line in lines:
-                self._line(line)
             note = compaction_note(event) if self.fmt == "text" or self.verbose else None
             if note:
                 self._note(note)
             return
-        if isinstance(event, (TextDelta, ThinkingDelta, StreamMark)):
-            if self.partial:
-                self._line(stream_event_line(event, self.session_id))
-            return
         if isinstance(event, RunStarted):
             self.session_id = event.session_id
-            if self.fmt == "stream-json":
-                self._line({"type": "system", "subtype": "init", "session_id": event.session_id, "cwd": event.cwd,
-                            "model": event.model, "tools": list(event.tools), "mcp_servers": self.mcp_servers,
-                            "permissionMode": self.permission_mode,
-                            "demo": event.demo})
-            elif event.demo and self.fmt == "text":
+            if event.demo and self.fmt == "text":
                 self._note("[demo model: no ANTHROPIC_API_KEY — scripted replies, real tools]")
-        elif isinstance(event, AssistantMessageFinished):
-            if self.fmt == "stream-json":
-                self._line({"type": "assistant", "message": event.message, "parent_tool_use_id": None, "session_id": self.session_id})
-        elif isinstance(event, ToolResultsSent):
-            if self.fmt == "stream-json":
-                self._line({"type": "user", "message": event.message, "parent_tool_use_id": None, "session_id": self.session_id})
         elif isinstance(event, Retrying):
-            if self.fmt != "stream-json" or self.verbose:
-                self._note(f"API error ({event.why}); retrying in {event.delay:.1f}s (attempt {event.attempt})")
+            self._note(f"API error ({event.why}); retrying in {event.delay:.1f}s (attempt {event.attempt})")
         elif isinstance(event, Notice):
             self._note(f"[{event.level}] {event.text}")
         elif isinstance(event, ToolStarted) and self.verbose and self.fmt == "text":
@@ -133,7 +121,6 @@ class HeadlessPrinter:
             self._note(f"← {event.name} {event.status} in {event.duration:.2f}s")
         elif isinstance(event, LoopEnded):
             self.ended = event
-            result = result_object(event, self.session_id)
             if self.fmt == "text":
                 if event.is_error:
                     if event.result:
@@ -142,7 +129,21 @@ class HeadlessPrinter:
                 else:
                     self.out.write(event.result + "\n")
             else:
-                self._line(result)
+                self._line(result_object(event, self.session_id))
+
+    def _stream_json(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self.session_id = event.session_id
+            self.mapper.mcp_servers = self.mcp_servers
+        elif isinstance(event, LoopEnded):
+            self.ended = event
+        for out in self.mapper.map(event):
+            if isinstance(out, dict):
+                self._line(out)
+            elif self.verbose or isinstance(event, Notice):  # notices always; retries with --verbose
+                self._note(out)
+        if self.verbose and isinstance(event, COMPACTION_EVENTS) and (note := compaction_note(event)):
+            self._note(note)
 
 
 async def start_mcp_servers(agent: Any, printer: HeadlessPrinter, tasks: list[asyncio.Task[Any]]) -> bool:
@@ -171,13 +172,18 @@ def kill_everything_now() -> None:
     kill_all_now()
 
 
-async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool, opened: Any = None, *, partial: bool = False) -> int:
+async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, verbose: bool, opened: Any = None, *, partial: bool = False,
+                       json_schema: dict[str, Any] | None = None) -> int:
     from .core.mentions import run_prompt
     from .factory import build_agent
 
     printer = HeadlessPrinter(fmt, verbose, partial=partial)
 
     agent = build_agent(settings, emit=printer, ask=None, on_notice=lambda level, text: printer(Notice.of(level, text)), opened=opened)
+    if json_schema is not None:  # --json-schema: the StructuredOutput tool (core/structured_output.py)
+        from .core.structured_output import install_structured_output
+
+        install_structured_output(agent, json_schema)
     printer.permission_mode = getattr(agent.policy, "mode", "default")
     loop = asyncio.get_running_loop()
     received: list[int] = []

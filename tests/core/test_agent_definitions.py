@@ -99,7 +99,7 @@ def test_the_subagent_modules_never_import_textual() -> None:
 
     code = (
         "import sys, tui_agent.core.agents.runner, tui_agent.core.agents.definitions, tui_agent.core.agents.sidechain, "
-        "tui_agent.tools.agent, tui_agent.headless_subagents;"
+        "tui_agent.tools.agent, tui_agent.protocol.subagent_messages;"
         "bad=[m for m in sys.modules if m == 'textual' or m.startswith('textual.')];"
         "print(bad); sys.exit(1 if bad else 0)"
     )

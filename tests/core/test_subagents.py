@@ -344,3 +344,62 @@ class TestPermissions:
         assert ended.reason == "completed"
         assert texts(h.agent.history[2]["content"][0]).startswith("I was denied")
         assert "not now" in json.dumps(routes.requests["TASKA"][1]["messages"])
+
+
+class TestProgramAgents:
+    """What a driving program's `agents` option (claude-agent-sdk, sent in `initialize`) gives a session."""
+
+    async def test_a_program_agent_wins_over_a_file_of_the_same_name_and_keeps_its_turn_limit(self, make_harness, tmp_path):
+        from tui_agent.core.agents.from_options import definitions_from_options
+
+        routes = Conversations({
+            "MAIN": [Reply([agent_call("TASKA", subagent_type="helper")]), Reply([Text("ok")])],
+            "TASKA": [Reply([ToolUse("SleepRead", {"seconds": 0, "text": "x"})]) for _ in range(3)],
+        })
+        h = make_harness(routes, tools=tools())
+        files = h.agent.workspace.root / ".claude" / "agents"
+        files.mkdir(parents=True)
+        (files / "helper.md").write_text("---\nname: helper\ndescription: from a file\n---\nFILE PROMPT\n")
+        found = definitions_from_options({"helper": {"description": "From the program", "prompt": "PROGRAM PROMPT", "tools": ["SleepRead"], "maxTurns": 2}})
+        host = h.agent.context.services["subagents"]
+        host.catalog.add_program_agents(found.definitions)
+        await h.agent.run("MAIN: go")
+        child = routes.requests["TASKA"]
+        assert "PROGRAM PROMPT" in json.dumps(child[0]["system"]) and "FILE PROMPT" not in json.dumps(child[0]["system"])
+        assert [t["name"] for t in child[0]["tools"]] == ["SleepRead"]
+        assert len(child) == 2, "maxTurns: 2 stops the subagent after its second response"
+        assert "The agent stopped early (max_turns)" in texts(h.agent.history[2]["content"][0])
+
+    async def test_asks_carry_the_asking_subagents_id(self, make_harness):
+        asked = []
+
+        async def ask(request):
+            asked.append(request)
+            return PermissionAnswer("allow_once")
+
+        routes = Conversations({
+            "MAIN": [Reply([agent_call("TASKA")]), Reply([Text("ok")])],
+            "TASKA": [Reply([ToolUse("SleepWrite", {"text": "written"})]), Reply([Text("A report")])],
+        })
+        h = make_harness(routes, tools=tools(), ask=ask)
+        await h.agent.run("MAIN: go")
+        started = next(e for e in h.events if isinstance(e, SubagentStarted))
+        assert [r.agent_id for r in asked] == [started.agent_id]
+
+    async def test_a_running_subagent_is_stopped_by_its_agent_id(self, make_harness):
+        routes = Conversations({
+            "MAIN": [Reply([agent_call("TASKA")]), Reply([Text("carried on")])],
+            "TASKA": [Reply([ToolUse("SleepRead", {"seconds": 30, "text": "never"})])],
+        })
+        h = make_harness(routes, tools=tools())
+        run = asyncio.create_task(h.agent.run("MAIN: go"))
+        await wait_for(lambda: any(isinstance(e.event, ToolStarted) for e in h.events if isinstance(e, SubagentEvent)))
+        started = next(e for e in h.events if isinstance(e, SubagentStarted))
+        host = h.agent.context.services["subagents"]
+        assert not host.stop("a-no-such-agent", "Stopped")
+        assert host.stop(started.agent_id, "Stopped by the program")
+        ended = await asyncio.wait_for(run, 60)
+        assert ended.reason == "completed" and ended.result == "carried on"
+        assert texts(h.agent.history[2]["content"][0]).startswith("Stopped by the program after")
+        finished = next(e for e in h.events if isinstance(e, SubagentFinished))
+        assert finished.reason == "aborted" and not host.running

@@ -57,7 +57,9 @@ README_MARKER = "readme-marker-61c0"
 SUB_CODE = "def sub():\n    return 3\n"
 
 # Programs the repository configures, by the marker each touches when it runs.
-REPO_PROGRAMS = ("mcp-repo-tool", "hook-pre", "hook-post", "api-key-helper", "status-line")
+OTHER_HOOK_EVENTS = ("PostToolUseFailure", "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop", "PreCompact",
+                     "Notification", "PermissionRequest", "SessionStart", "SessionEnd")
+REPO_PROGRAMS = ("mcp-repo-tool", "hook-pre", "hook-post", *(f"hook-{event}" for event in OTHER_HOOK_EVENTS), "api-key-helper", "status-line")
 SLOW = 300.0  # a safety net only: each wait below is for an event
 
 
@@ -116,6 +118,8 @@ def repo(tmp_path: Path, home: Path, markers: Path) -> Path:
             "hooks": {
                 "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": f"touch {markers / 'hook-pre'}"}]}],
                 "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": f"touch {markers / 'hook-post'}"}]}],
+                # every other event a settings file may hook (core/hook_events.py): none may run untrusted
+                **{event: [{"hooks": [{"type": "command", "command": f"touch {markers / ('hook-' + event)}"}]}] for event in OTHER_HOOK_EVENTS},
             },
             "apiKeyHelper": f"touch {markers / 'api-key-helper'}; echo sk-ant-from-the-repository",
             "statusLine": {"type": "command", "command": f"touch {markers / 'status-line'}; echo status"},
@@ -343,7 +347,9 @@ class TestHeadless:
         proc = run_p(["-p", "go", "--output-format", "json"], cli_env, repo, again)
         assert proc.returncode == 0, proc.stderr
         assert json.loads(proc.stdout)["permission_denials"] == []
-        assert ran(markers) == ["bash-ran", "hook-post", "hook-pre"]
+        # a trusted -p run fires its session, prompt, tool and stop hooks
+        assert sorted(ran(markers)) == sorted(["bash-ran", "hook-pre", "hook-post", "hook-SessionStart", "hook-UserPromptSubmit",
+                                               "hook-Stop", "hook-SessionEnd"])
 
     def test_resume_takes_only_a_session_id_or_a_name(self, tmp_path, home, repo, markers, cli_env):
         """Item 7: a value with a path separator, a glob character or `..` is refused with Claude Code's words; no

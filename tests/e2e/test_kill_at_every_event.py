@@ -40,12 +40,12 @@ def reply2(hang: int | None = None) -> Reply:
 
 def printed_events(reply: Reply) -> list[tuple[str, int]]:
     """(name, SSE events sent up to and including it) for each event the process prints as a
-    stream_event line (all but ping and input_json deltas), in order."""
+    stream_event line (every event but ping: --include-partial-messages prints them all), in order."""
     out: list[tuple[str, int]] = []
     for sent, (_delay, data) in enumerate(ScriptedModel([]).events(reply, {}), start=1):
         event = json.loads(data.decode().split("data: ", 1)[1])
         kind = event["type"]
-        if kind == "ping" or event.get("delta", {}).get("type") == "input_json_delta":
+        if kind == "ping":
             continue
         name = kind + (f" #{event['index']}" if "index" in event else "")
         out.append((name, sent))

@@ -102,8 +102,8 @@ class TestSession:
     async def test_unsupported_control_requests_get_an_error_not_silence(self, make_run):
         run = make_run([Reply([Text("ok")])])
         async with ClaudeSDKClient(run.options()) as client:
-            with pytest.raises(Exception, match="Unsupported control request subtype: mcp_status"):
-                await client.get_mcp_status()
+            with pytest.raises(Exception, match="Unsupported control request subtype: no_such_request"):
+                await client._query._send_control_request({"subtype": "no_such_request"})  # type: ignore[union-attr]
             await client.query("still there?")
             messages = await until_result(client)
         assert messages[-1].result == "ok"

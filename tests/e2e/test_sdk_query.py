@@ -312,7 +312,8 @@ class TestFlagsAndModes:
             "write": ("Write", {"file_path": str(run.work / "new.txt"), "content": "new\n"}),  # acceptEdits
             "grep": ("Grep", {"pattern": "hello"}),  # disallowed_tools: denied, never asked
         }
-        run.model._script = [Reply([ToolUse(name, args, id=key) for key, (name, args) in calls.items()]), Reply([Text("fine")])]
+        run.model._script = [Reply([ToolUse(name, args, id=key) for key, (name, args) in calls.items()]),
+                             Reply([Text("fine"), ToolUse("StructuredOutput", {"verdict": "fine"}, id="so")])]
         asked: list[str] = []
 
         async def can_use_tool(name: str, tool_input: dict[str, Any], ctx: ToolPermissionContext):
@@ -332,13 +333,14 @@ class TestFlagsAndModes:
         messages = await collect("hi", options)
 
         result = messages[-1]
-        assert isinstance(result, ResultMessage) and result.subtype == "success" and result.result == "fine"
+        assert isinstance(result, ResultMessage) and result.subtype == "success" and result.result == '{"verdict":"fine"}'
+        assert result.structured_output == {"verdict": "fine"}, "output_format: the StructuredOutput call is the result"
         first = run.requests[0]
         assert first["model"] == "claude-haiku-4-5"
         assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}
         # --tools chooses the tools; --disallowedTools Grep denies its calls (tui-agent still lists it).
-        assert sorted(t["name"] for t in first["tools"]) == ["Bash", "Grep", "Read", "Write"]
-        assert sorted(messages[0].data["tools"]) == ["Bash", "Grep", "Read", "Write"]
+        assert sorted(t["name"] for t in first["tools"]) == ["Bash", "Grep", "Read", "StructuredOutput", "Write"]
+        assert sorted(messages[0].data["tools"]) == ["Bash", "Grep", "Read", "StructuredOutput", "Write"]
         assert messages[0].data["permissionMode"] == "acceptEdits"
         assert any(isinstance(m, StreamEvent) for m in messages), "include_partial_messages streams events"
         assert sorted(asked) == ["local", "other", "unlisted"]
@@ -353,9 +355,9 @@ class TestFlagsAndModes:
         assert sorted(d["tool_use_id"] for d in result.permission_denials) == ["grep", "local", "other", "rm", "unlisted"]
         notes = "\n".join(run.stderr)
         for flag in ("--fallback-model", "--include-hook-events",
-                     "--effort", "--betas", "--json-schema", "--plugin-dir"):
+                     "--effort", "--betas", "--plugin-dir"):
             assert notes.count(f"{flag} is accepted") == 1, flag
-        for flag in ("--setting-sources", "--max-thinking-tokens", "--max-turns", "--max-budget-usd", "--add-dir"):
+        for flag in ("--setting-sources", "--max-thinking-tokens", "--max-turns", "--max-budget-usd", "--add-dir", "--json-schema"):
             assert f"{flag} is accepted" not in notes, flag
 
     @staticmethod

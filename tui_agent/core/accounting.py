@@ -17,6 +17,8 @@ class Totals:
     cache_creation_input_tokens: int = 0
     cost_usd: float | None = 0.0
     cost_by_model: dict[str, float | None] = field(default_factory=dict)
+    tokens_by_model: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per model (subagents' too): the usage fields summed, for the result's `modelUsage` (core/model_usage.py)."""
 
     def as_usage(self) -> dict[str, int]:
         return {
@@ -43,6 +45,12 @@ class Totals:
             self.cost_usd = None
         elif self.cost_usd is not None:
             self.cost_usd += cost
+        mine = self.tokens_by_model.setdefault(model, {})
+        for key, value in (("input_tokens", inp), ("output_tokens", out), ("cache_read_input_tokens", c_read),
+                           ("cache_creation_input_tokens", c_write)):
+            mine[key] = mine.get(key, 0) + value
+        searches = (usage.get("server_tool_use") or {}).get("web_search_requests", 0)
+        mine["web_search_requests"] = mine.get("web_search_requests", 0) + (searches if isinstance(searches, int) else 0)
         prev = self.cost_by_model.get(model, 0.0)
         self.cost_by_model[model] = None if cost is None or prev is None else prev + cost
         return UsageUpdated(

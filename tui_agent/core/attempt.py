@@ -20,6 +20,9 @@ from .executor import StreamingToolExecutor
 from .model import MessageAssembler, ModelClient, ModelError, describe_error, final_error, retry_plan
 
 MARKED = frozenset({"message_start", "content_block_start", "content_block_stop", "message_delta", "message_stop"})
+# Deltas the assembler reports as TextDelta / ThinkingDelta; every other delta (input_json_delta,
+# signature_delta, citations_delta) goes out as a StreamMark, for --include-partial-messages.
+REPORTED_DELTAS = frozenset({"text_delta", "thinking_delta"})
 DISCARDED = "The response failed midway and is being retried; this call was discarded."
 CUT_NOTE = (
     "[The response above was cut off by a connection error. Its complete tool calls were run; their "
@@ -100,7 +103,7 @@ class ResponseStreamer:
 
         def feed_and_mark(event: Any) -> None:
             feed(event)
-            if event.type in MARKED:
+            if event.type in MARKED or (event.type == "content_block_delta" and event.delta.type not in REPORTED_DELTAS):
                 emit(StreamMark(event.to_dict(mode="json")))
 
         return feed_and_mark

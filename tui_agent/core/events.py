@@ -19,6 +19,7 @@ EndReason = Literal[
     "prompt_too_long",
     "max_tokens",
     "refusal",
+    "max_structured_output_retries",
 ]
 
 
@@ -278,6 +279,10 @@ class LoopEnded:
     total_cost_usd: float | None
     usage: dict[str, int] = field(default_factory=dict)
     permission_denials: tuple[dict[str, Any], ...] = ()
+    structured_output: Any = None
+    """--json-schema: the value the model gave through StructuredOutput (None without one)."""
+    model_usage: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The session's usage per model, in Claude Code's `modelUsage` shape (core/model_usage.py)."""
 
     @property
     def is_error(self) -> bool:

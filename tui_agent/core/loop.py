@@ -41,6 +41,7 @@ from .events import (
     TurnStarted,
 )
 from .executor import DEFAULT_MAX_CONCURRENCY, StreamingToolExecutor, TrackedTool, summarize
+from .hook_points import prompt_submitted, session_end, session_start, stop_requested_continuation, take_stop
 from .history import INTERRUPT_NOTE, last_text, normalize_for_api, repair_message, results_message
 from .model import MessageAssembler, ModelClient
 from .permission_types import AskHandler, PermissionPolicy
@@ -48,6 +49,8 @@ from .results import DEFAULT_MESSAGE_BUDGET, ResultStore
 from .session import Session
 from .session.memory_context import ProjectMemory
 from .access import SERVICE_KEY as ACCESS_KEY, ReadGate
+from .model_usage import agent_model_usage
+from .structured_output import structured_step, take_structured_output
 from .stop_reasons import RESUME_PROMPT, SPLIT_THE_WORK, StopReasons, Verdict
 from .thinking import ThinkingState, apply_thinking
 
@@ -134,8 +137,10 @@ class Agent:
     def running(self) -> bool:
         return self._signal is not None and not self._signal.aborted
 
-    async def close(self) -> None:
-        """End the session: background shells die with it, the client and transcript close."""
+    async def close(self, reason: str = "other") -> None:
+        """End the session: background shells die with it, the client and transcript close. `reason` is
+        SessionEnd's (Claude Code's: "clear", "logout", "prompt_input_exit", "other")."""
+        await session_end(self, reason)
         shells = self.context.services.get("background_shells")
         if shells is not None:
             await shells.close_all()
@@ -162,8 +167,8 @@ class Agent:
         """/compact [instructions]: summarise the conversation now (abort() stops it; nothing changes then)."""
         return await self.context_manager.compact_now(instructions)
 
-    def cancel_tool(self, tool_use_id: str) -> bool:
-        return self._executor.cancel_tool(tool_use_id) if self._executor else False
+    def cancel_tool(self, tool_use_id: str, reason: str = "Cancelled by user") -> bool:
+        return self._executor.cancel_tool(tool_use_id, reason) if self._executor else False
 
     # ----- history -----------------------------------------------------------------------------
     def _append(self, message: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
@@ -267,7 +272,6 @@ class Agent:
         streamer = ResponseStreamer(self.model, self._new_executor, self.emit, self._set_executor, self._write_ahead, self.session.drop_response)
         stops = StopReasons(self.model.config.model, self.model.config.max_tokens, self.model.limits.ceiling(self.model.config.model))
         self.emit(RunStarted(self.session.id, self.model.config.model, prompt if isinstance(prompt, str) else "", self.registry.names, str(self.workspace.root), self.demo))
-        self._append({"role": "user", "content": prompt})
 
         def end(reason: EndReason, detail: str = "", result: str = "") -> LoopEnded:
             ended = LoopEnded(
@@ -280,6 +284,8 @@ class Agent:
                 total_cost_usd=self.totals.cost_usd,
                 usage=self.totals.as_usage(),
                 permission_denials=tuple(self.denials),
+                structured_output=take_structured_output(self),
+                model_usage=agent_model_usage(self),
             )
             self.session.append("result", data={"reason": reason, "detail": detail, "num_turns": turns, "total_cost_usd": self.totals.cost_usd})
             self._signal = None
@@ -287,6 +293,12 @@ class Agent:
             self.emit(ended)
             return ended
 
+        prompt = await session_start(self, prompt, signal=signal)  # SessionStart hooks (once per session): their context joins the prompt
+        prompt, refused = await prompt_submitted(self, prompt, signal)  # UserPromptSubmit may block it or add context
+        if refused is not None:
+            return end("aborted", refused)
+        self._append({"role": "user", "content": prompt})
+        stop_rounds = 0
         try:
             while True:
                 if turns >= self.options.max_turns:
@@ -336,12 +348,25 @@ class Agent:
                 if signal.aborted:
                     reason = (signal.reason or "interrupted by user").capitalize()
                     return end("aborted", f"{reason}.", last_text(message))
+                if (hook_stop := take_stop(self.context.services)) is not None:  # a hook's `continue: false`
+                    return end("completed", hook_stop, stops.joined(last_text(message)))
                 if verdict.action == "end":
                     return end(verdict.reason, verdict.detail, stops.joined(last_text(message)))  # type: ignore[arg-type]
                 if verdict.action in ("resume_text", "pause"):
                     continue
+                if (structured := structured_step(self, has_tools)) is not None:  # --json-schema (core/structured_output.py)
+                    if structured == "continue":
+                        continue
+                    return end(*structured)  # type: ignore[arg-type]
                 if not has_tools:
-                    return end("completed", "", stops.joined(last_text(message)))
+                    more = await stop_requested_continuation(self, last_text(message), stop_rounds, signal)  # Stop hooks
+                    if signal.aborted:
+                        return end("aborted", f"{(signal.reason or 'interrupted by user').capitalize()}.", last_text(message))
+                    if more is None:
+                        return end("completed", "", stops.joined(last_text(message)))
+                    stop_rounds += 1  # a Stop hook blocked: the conversation goes on with its reason
+                    self._append({"role": "user", "content": [{"type": "text", "text": more}]})
+                    continue
                 budget = self.options.max_budget_usd
                 if budget is not None and self.totals.cost_usd is not None and self.totals.cost_usd >= budget:
                     return end("max_budget_usd", f"Reached the maximum budget (${budget:.2f}); spent ${self.totals.cost_usd:.4f}.")

@@ -47,6 +47,8 @@ class PermissionRequest:
     grants: tuple[str, ...] = ()
     # Who asks when it is not the main conversation: a subagent's label ("Explore: Find the config").
     agent: str = ""
+    # That subagent's id (the `agent_id` of an SDK program's can_use_tool request).
+    agent_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

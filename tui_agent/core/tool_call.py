@@ -27,6 +27,8 @@ from .permission_types import (
     PermissionRequest,
 )
 from .results import ToolResultBlock
+from .hook_events import set_caller
+from .hook_points import permission_request_hooks
 from .tool_hooks import after_tool_call, revalidate_input
 
 PARTIAL_OUTPUT_KEEP = 4_000
@@ -68,6 +70,9 @@ class TrackedTool:
     partial_len: int = 0
     partial_dropped: int = 0
     """Characters of earlier progress no longer in `partial`."""
+    ran_input: dict[str, Any] | None = None
+    """The input that replaced the model's (a program's or a hook's), which is what runs and what
+    PostToolUse hooks are shown."""
 
     @property
     def id(self) -> str:
@@ -160,6 +165,7 @@ class ToolCallRunner:
                 self._finish(tracked, tool_use_error(problem), is_error=True, status="error")
                 return
             check = PermissionCheck(tool, inp, tracked.block.get("input") or {}, tracked.id, self._ctx.workspace, tracked.read_only)
+            set_caller(self._ctx.services)  # a subagent's PreToolUse hooks carry its agent_id (this task only)
             decision = await self._policy.decide(check)
             if decision.behavior == "deny":
                 self._deny(tracked, decision.message or f"Permission to use {tool.name} has been denied.")
@@ -172,6 +178,7 @@ class ToolCallRunner:
                 updated = answer.updated_input if answer.updated_input is not None else updated
             if updated is not None and updated != check.raw_input:
                 tracked.input, problem = await revalidate_input(tool, updated, self._ctx)
+                tracked.ran_input = updated
                 if problem:
                     self._finish(tracked, tool_use_error(problem), is_error=True, status="error")
                     return
@@ -203,8 +210,11 @@ class ToolCallRunner:
             suggestions=decision.suggestions,
             grants=decision.grants,
         )
+        hooked = await permission_request_hooks(self._ctx.services, request) if self._ask is not None else None
         self._emit(PermissionAsked(request.id, tracked.id, tool.name, request.summary, self._clock()))
-        if self._ask is None:
+        if hooked is not None:  # a PermissionRequest hook answered in the person's place
+            answer, message = hooked, REJECTED + (f"\n{hooked.words}" if hooked.words else "")
+        elif self._ask is None:
             answer = PermissionAnswer("deny")
             message = (
                 f"Permission to use {tool.name} was not granted: no one can be asked in this mode. "
@@ -241,9 +251,9 @@ class ToolCallRunner:
                 self._emit(ToolProgress(t.id, text))
 
         ctx = self._ctx.for_call(tracked.id, progress, tracked.signal)
+        started = self._clock()
         try:
             output = await tool.call(tracked.input, ctx)
-            output = await after_tool_call(self._ctx, tracked.name, tracked.block.get("input") or {}, tracked.id, output)
         except asyncio.CancelledError:
             self._interrupted(tracked)
             return
@@ -258,6 +268,14 @@ class ToolCallRunner:
             return
         if tracked.signal.aborted:
             self._interrupted(tracked)
+            return
+        try:  # PostToolUse / PostToolUseFailure, shown the input that ran
+            output = await after_tool_call(self._ctx, tracked.name, tracked.ran_input or tracked.block.get("input") or {}, tracked.id,
+                                           output, int((self._clock() - started) * 1000))
+        except asyncio.CancelledError:
+            self._interrupted(tracked)
+            return
+        if tracked.state == DONE:  # given up on while its hooks ran
             return
         tracked.data = output.data
         self._finish(

@@ -60,6 +60,15 @@ def suggestion_updates(request: PermissionRequest) -> list[dict[str, Any]]:
     return out
 
 
+def blocked_path(request: PermissionRequest) -> str | None:
+    """The file the ask is about, for the SDK's `blocked_path` (file tools name it in their input)."""
+    for key in ("file_path", "notebook_path"):
+        value = request.input.get(key)
+        if isinstance(value, str) and value.startswith("/"):
+            return value
+    return None
+
+
 class ProgramAsker:
     """The AskHandler of protocol mode."""
 
@@ -80,6 +89,10 @@ class ProgramAsker:
             "decision_reason": request.reason,
             "permission_suggestions": suggestion_updates(request),
         }
+        if request.agent_id:
+            payload["agent_id"] = request.agent_id  # a subagent asks: which one (the task id of its task_started)
+        if (path := blocked_path(request)) is not None:
+            payload["blocked_path"] = path
         try:
             reply = PermissionReply.model_validate(await self._channel.request(payload))
         except ProgramError as exc:

@@ -87,6 +87,11 @@ class Channel:
             future.set_result(body.response or {})
         return True
 
+    @property
+    def closed(self) -> bool:
+        """stdin is closed: a request could not be answered."""
+        return bool(self._closed_reason)
+
     def close(self, reason: str) -> None:
         """stdin closed: nothing we asked can be answered any more."""
         self._closed_reason = reason

@@ -17,14 +17,12 @@ UNSUPPORTED: dict[str, str] = {
     "fallback_model": "--fallback-model",
     "include_hook_events": "--include-hook-events",
     "effort": "--effort",
-    "json_schema": "--json-schema",
     "betas": "--betas",
     "plugin_dirs": "--plugin-dir",
     "task_budget": "--task-budget",
     "resume_session_at": "--resume-session-at",
     "resume_drops_turn": "--resume-drops-turn",
     "session_mirror": "--session-mirror",
-    "replay_user_messages": "--replay-user-messages",
 }
 
 # Session flags helper 12's resume/continue/fork work defines; declared here only when the parser lacks them.
@@ -41,6 +39,9 @@ def add_sdk_flags(p: argparse.ArgumentParser) -> None:
                    help="stream-json: read JSON lines (prompts and control requests) from stdin, as claude-agent-sdk does")
     p.add_argument("--permission-prompt-tool", help="stdio: ask the driving program (can_use_tool control requests)")
     p.add_argument("--include-partial-messages", action="store_true", help="stream-json: also emit stream_event lines")
+    p.add_argument("--json-schema", metavar="SCHEMA", help="a JSON Schema the final answer must conform to (the result's structured_output)")
+    p.add_argument("--replay-user-messages", action="store_true",
+                   help="stream-json: echo each prompt back with its uuid (what rewind_files takes)")
     p.add_argument("--system-prompt-file", type=Path, help="read the system prompt from this file")
     for flags, kwargs in SESSION_FLAGS:
         if not any(f in p._option_string_actions for f in flags):  # defined by the session work: keep theirs
@@ -54,14 +55,12 @@ def add_sdk_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--fallback-model")
     g.add_argument("--include-hook-events", action="store_true")
     g.add_argument("--effort")
-    g.add_argument("--json-schema")
     g.add_argument("--betas")
     g.add_argument("--plugin-dir", dest="plugin_dirs", action="append")
     g.add_argument("--task-budget")
     g.add_argument("--resume-session-at")
     g.add_argument("--resume-drops-turn")
     g.add_argument("--session-mirror", action="store_true")
-    g.add_argument("--replay-user-messages", action="store_true")
 
 
 def unsupported_flags(args: argparse.Namespace) -> list[str]:

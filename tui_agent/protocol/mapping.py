@@ -23,9 +23,11 @@ from ..core.events import (
     ThinkingDelta,
     ToolResultsSent,
 )
+from ..core.hook_points import terminal_reason
 from ..headless import result_object
-from ..stream_events import stream_event
+from ..stream_events import stream_event, subagent_stream_event_line
 from ..headless_context import COMPACTION_EVENTS, compaction_lines
+from .subagent_messages import TASK_EVENT_TYPES, TaskMessages
 
 # The Claude Code release whose stream-json protocol this speaks (the SDK reads it from `init`).
 PROTOCOL_VERSION = "2.1.197"
@@ -52,8 +54,12 @@ class MessageMapper:
         self.last_stop_reason: str | None = None
         self.model = ""
         self.mcp_servers: list[dict[str, Any]] = []  # the init message's statuses, once the servers started
+        self.tasks = TaskMessages()  # subagents and background shells: the same lines as -p's
+        self.agents: list[str] = []  # the init message's agent types, once the program's joined the catalog
 
     def map(self, event: Event) -> list[Out]:
+        if isinstance(event, TASK_EVENT_TYPES) and (tasks := self.tasks.lines(event, self.session_id)):
+            return list(tasks)
         if isinstance(event, RunStarted):
             self.session_id = event.session_id
             self.model = event.model
@@ -66,6 +72,8 @@ class MessageMapper:
                                             "timestamp": _timestamp()})]
         if isinstance(event, (TextDelta, ThinkingDelta, StreamMark)):
             return [self._envelope("stream_event", {"event": stream_event(event), "parent_tool_use_id": parent_tool_use_id(event)})] if self.partial_messages else []
+        if self.partial_messages and (partial_line := subagent_stream_event_line(event, self.session_id)) is not None:
+            return [partial_line]  # a subagent's stream event, tagged with its Agent call's id
         if isinstance(event, COMPACTION_EVENTS):
             return list(compaction_lines(event, self.session_id))
         if isinstance(event, LoopEnded):
@@ -91,7 +99,7 @@ class MessageMapper:
             "claude_code_version": PROTOCOL_VERSION,
             "tui_agent_version": TUI_AGENT_VERSION,
             "output_style": "default",
-            "agents": [],
+            "agents": list(self.agents),
             "skills": [],
             "plugins": [],
             "demo": event.demo,
@@ -113,7 +121,7 @@ class MessageMapper:
 
     def result(self, event: LoopEnded) -> dict[str, Any]:
         out = result_object(event, self.session_id)
-        out.update({"stop_reason": self.last_stop_reason, "terminal_reason": event.reason, "uuid": _uuid()})
+        out.update({"stop_reason": self.last_stop_reason, "terminal_reason": terminal_reason(event), "uuid": _uuid()})
         if event.is_error:
             out["errors"] = [event.detail or event.reason]
         self.last_stop_reason = None

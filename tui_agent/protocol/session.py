@@ -14,22 +14,25 @@ import argparse
 import asyncio
 import os
 import signal
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import AgentSettings
-from ..core.events import Event, LoopEnded, Notice, RunStarted
+from ..core.events import Event, LoopEnded, Notice
 from ..core.permission_types import PERMISSION_MODES
-from ..core.tool_hooks import add_post_tool_use_hook
+from ..core.structured_output import install_structured_output
 from ..headless import SIGNAL_EXIT
 from ..headless_context import compact_command, compact_result
 from ..output_stream import OUTPUT_CLOSED
+from .agents import agent_listing, join_program_agents, serve_stop_task, watch_background_shells
 from .asker import ProgramAsker
 from .channel import Channel
 from .flags import unsupported_flags
-from .hooks import HookedPolicy, HookSession, ProgramHooks, hook_specific_output
+from .init_fields import InitializeFields
+from ..core.hook_events import dispatcher_of
+from .hooks import ProgramHooks
 from .mapping import MessageMapper
+from .mcp_control import MCP_SUBTYPES, McpControl
 from .stdin import stdin_lines
 from .wire import (
     ControlCancelLine,
@@ -41,6 +44,7 @@ from .wire import (
     LineError,
     OtherRequest,
     SetModelRequest,
+    StopTaskRequest,
     SetPermissionModeRequest,
     UserLine,
     parse_line,
@@ -48,7 +52,6 @@ from .wire import (
 )
 
 Prompt = str | list[dict[str, Any]]
-MAX_STOP_CONTINUATIONS = 8  # a Stop hook that always blocks must not keep a prompt going forever
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,14 +60,20 @@ class ProtocolOptions:
     """--permission-prompt-tool stdio: asks go to the program as can_use_tool requests."""
     partial_messages: bool = False
     """--include-partial-messages: stream_event lines as text arrives."""
+    replay_user_messages: bool = False
+    """--replay-user-messages: each prompt echoed with its transcript uuid (what `rewind_files` takes)."""
     unsupported: tuple[str, ...] = field(default_factory=tuple)
     """Flags given that tui-agent accepts but does not act on (named once on stderr)."""
+    json_schema: dict[str, Any] | None = None
+    """--json-schema, parsed and checked (core/structured_output.py)."""
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> "ProtocolOptions":
+    def from_args(cls, args: argparse.Namespace, json_schema: dict[str, Any] | None = None) -> "ProtocolOptions":
         return cls(
+            json_schema=json_schema,
             ask_program=getattr(args, "permission_prompt_tool", None) == "stdio",
             partial_messages=bool(getattr(args, "include_partial_messages", False)),
+            replay_user_messages=bool(getattr(args, "replay_user_messages", False)),
             unsupported=tuple(unsupported_flags(args)),
         )
 
@@ -75,9 +84,6 @@ class ProtocolSession:
 
         self.channel = channel
         self.options = options
-        self._holding = False
-        self._quiet_init = False
-        self._hook_task: asyncio.Future[Any] | None = None
         self._prompts: asyncio.Queue[Prompt | None] = asyncio.Queue()
         # The mapper exists before the agent: building it may already report (a malformed settings file).
         self.mapper = MessageMapper("", partial_messages=options.partial_messages, permission_mode=lambda: self.policy.mode,
@@ -86,23 +92,26 @@ class ProtocolSession:
         self.agent = build_agent(settings, emit=self.on_event, ask=asker, on_notice=lambda level, text: self.on_event(Notice.of(level, text)), scripted=scripted, opened=opened)
         self.policy = self.agent.policy  # the engine: modes and rules live here
         self.mapper.session_id = self.agent.session.id
+        watch_background_shells(self.agent, self.mapper, channel)  # their task_notification when they end
         self.default_model = self.agent.model.config.model
-        self.hooks = ProgramHooks(
-            channel,
-            HookSession(self.agent.session.id, self.agent.session.transcript_path, settings.cwd.resolve(), lambda: self.policy.mode),
-            channel.note,
-        )
-        self.agent.policy = HookedPolicy(self.policy, self.hooks)
-        add_post_tool_use_hook(self.agent.context, self.hooks.post_tool_use)
+        # The program's hook callbacks: one more source of the session's dispatcher (core/hook_events.py).
+        self.hooks = ProgramHooks(channel, channel.note)
+        dispatcher = dispatcher_of(self.agent.context.services)
+        if dispatcher is not None:
+            dispatcher.add_source(self.hooks)
+            dispatcher.notify_asks = True  # a program hears Notification when an ask waits for it
+        install_structured_output(self.agent, options.json_schema)
+        self.init_fields = InitializeFields(channel.note)
+        from .rewind import Rewind, sdk_checkpointing
+
+        self.rewind = Rewind(self.agent, channel.send, replay=options.replay_user_messages, enabled=sdk_checkpointing())
+        from ..core.mcp import mcp_manager
+
+        self.mcp_control = McpControl(channel, lambda: mcp_manager(self.agent), self.mapper)
 
     # ----- output -------------------------------------------------------------------------------
     def on_event(self, event: Event) -> None:
-        if isinstance(event, LoopEnded) and self._holding:
-            return  # written by _run_prompt once the Stop hooks are done with the prompt
-        outs = self.mapper.map(event)
-        if isinstance(event, RunStarted) and self._quiet_init:
-            return  # a Stop hook's continuation is part of the same prompt
-        self._write(outs)
+        self._write(self.mapper.map(event))
 
     def _write(self, outs: list[Any]) -> None:
         for out in outs:
@@ -157,6 +166,7 @@ class ProtocolSession:
             reader.cancel()
             mcp.cancel()
             await asyncio.gather(reader, mcp, return_exceptions=True)
+            await self.mcp_control.close()
             await self.agent.close()
         if received:
             return SIGNAL_EXIT[received[0]]
@@ -171,6 +181,9 @@ class ProtocolSession:
         manager = mcp_manager(self.agent)
         if manager is None:
             return
+        from .sdk_mcp import ProgramMcpLink
+
+        manager.serve_program_servers(ProgramMcpLink(self.channel, self.channel.note))  # the SDK's "sdk" servers
         for line in manager.skipped_lines():
             self.channel.note(line)
         await manager.wait_all()
@@ -178,37 +191,12 @@ class ProtocolSession:
 
     def _abort(self, reason: str) -> None:
         self.agent.abort(reason)
-        if self._hook_task is not None:
-            self._hook_task.cancel()
 
-    # ----- one prompt, with the program's UserPromptSubmit and Stop hooks around it ----------------
+    # ----- one prompt ---------------------------------------------------------------------------
     async def _run_prompt(self, prompt: Prompt) -> LoopEnded:
-        """The prompt's turn and its one result. UserPromptSubmit may block it or add context; a Stop
-        hook that blocks continues the conversation with its reason, and only the last turn's result
-        is written."""
-        started = time.monotonic()
-        replies = await self._between(self.hooks.call("UserPromptSubmit", prompt=_prompt_text(prompt)))
-        if replies is None or any(r.get("decision") == "block" or r.get("continue") is False for r in replies):
-            why = "Interrupted by user." if replies is None else _block_reason(replies, "The prompt was blocked by a UserPromptSubmit hook.")
-            return self._emit_result(LoopEnded("aborted", why, "", 0, int((time.monotonic() - started) * 1000), 0, self.agent.totals.cost_usd,
-                                               self.agent.totals.as_usage()))
-        context = [str(c) for r in replies if (c := hook_specific_output(r).get("additionalContext"))]
-        if context:
-            prompt = [*_as_blocks(prompt), *({"type": "text", "text": c} for c in context)]
-        self._holding = True
-        try:
-            ended = await self.agent.run(prompt)
-            for attempt in range(MAX_STOP_CONTINUATIONS):
-                if ended.reason != "completed" or not self.hooks.has("Stop"):
-                    break
-                replies = await self._between(self.hooks.call("Stop", stop_hook_active=attempt > 0))
-                if not replies or not any(r.get("decision") == "block" for r in replies):
-                    break
-                self._quiet_init = True
-                ended = await self.agent.run(_block_reason(replies, "A Stop hook asked to continue."))
-        finally:
-            self._holding = self._quiet_init = False
-        return self._emit_result(ended)
+        """The prompt's turn and its one result (written as the run ends). Its UserPromptSubmit and Stop
+        hooks run inside the run (core/hook_events.py), as in -p and the app."""
+        return await self.agent.run(prompt)
 
     async def _compact(self, instructions: str) -> bool:
         """`/compact [instructions]` as a prompt (as Claude Code takes it from an SDK program): the
@@ -217,22 +205,6 @@ class ProtocolSession:
         finished = await self.agent.compact(instructions)
         self._write([compact_result(finished, self.agent.session.id, self.agent.totals)])
         return finished.outcome != "compacted"
-
-    async def _between(self, call: Any) -> list[dict[str, Any]] | None:
-        """Await program hooks outside a turn; None when an interrupt cancelled them."""
-        self._hook_task = asyncio.ensure_future(call)
-        try:
-            return await self._hook_task
-        except asyncio.CancelledError:
-            if asyncio.current_task().cancelling():  # type: ignore[union-attr]
-                raise  # the session itself is going away
-            return None
-        finally:
-            self._hook_task = None
-
-    def _emit_result(self, ended: LoopEnded) -> LoopEnded:
-        self._write(self.mapper.map(ended))
-        return ended
 
     # ----- input --------------------------------------------------------------------------------
     async def _read(self) -> None:
@@ -269,7 +241,9 @@ class ProtocolSession:
         request = parse_request(line)
         rid = line.request_id
         if isinstance(request, InitializeRequest):
+            self.init_fields.check(line.request)  # the fields tui-agent does not act on, named once
             self.hooks.register(request.hooks)
+            join_program_agents(self.agent, request.agents, self.mapper, self.channel.note)
             self.channel.respond(rid, self._initialize_response())
         elif isinstance(request, InterruptRequest):
             self._abort("interrupted by user")
@@ -285,10 +259,20 @@ class ProtocolSession:
         elif isinstance(request, SetModelRequest):
             self.agent.model.config.model = request.model or self.default_model
             self.channel.respond(rid)
+        elif isinstance(request, StopTaskRequest):
+            serve_stop_task(self.agent, self.mapper, self.channel, rid, request.task_id)
         elif isinstance(request, OtherRequest) and request.subtype == "get_context_usage":
             from ..core.context.breakdown import agent_breakdown  # /context's data, in the SDK's shape
 
             self.channel.respond(rid, agent_breakdown(self.agent).as_sdk())
+        elif isinstance(request, OtherRequest) and request.subtype == "rewind_files":
+            answer, error = self.rewind.answer(line.request)
+            if error is None:
+                self.channel.respond(rid, answer)
+            else:
+                self.channel.respond_error(rid, error)
+        elif isinstance(request, OtherRequest) and request.subtype in MCP_SUBTYPES:
+            self.mcp_control.serve(rid, line.request)
         elif isinstance(request, OtherRequest):
             self.channel.respond_error(rid, f"Unsupported control request subtype: {request.subtype}")
 
@@ -296,27 +280,13 @@ class ProtocolSession:
         model = self.agent.model.config.model
         return {
             "commands": [],
-            "agents": [],
+            "agents": agent_listing(self.agent),
             "output_style": "default",
             "available_output_styles": ["default"],
             "models": [{"value": model, "displayName": model, "description": "the model this session started with"}],
             "account": {"apiKeySource": self.mapper.api_key_source},
             "pid": os.getpid(),
         }
-
-
-def _prompt_text(prompt: Prompt) -> str:
-    if isinstance(prompt, str):
-        return prompt
-    return "\n".join(b.get("text", "") for b in prompt if b.get("type") == "text")
-
-
-def _as_blocks(prompt: Prompt) -> list[dict[str, Any]]:
-    return [{"type": "text", "text": prompt}] if isinstance(prompt, str) else list(prompt)
-
-
-def _block_reason(replies: list[dict[str, Any]], default: str) -> str:
-    return "\n".join(str(r.get("reason") or r.get("stopReason") or "") for r in replies if r.get("reason") or r.get("stopReason")) or default
 
 
 async def run_protocol(settings: AgentSettings, options: ProtocolOptions, opened: Any = None) -> int:

@@ -43,6 +43,9 @@ class HookMatcher(_Open):
 class InitializeRequest(_Open):
     subtype: Literal["initialize"]
     hooks: dict[str, list[HookMatcher]] | None = None
+    agents: Any = None
+    """The program's subagent types, `{name: {description, prompt, ...}}`: checked one by one
+    (core/agents/from_options.py), so one bad definition never fails the handshake."""
 
 
 class InterruptRequest(_Open):
@@ -59,6 +62,13 @@ class SetModelRequest(_Open):
     model: str | None = None
 
 
+class StopTaskRequest(_Open):
+    """Stop a running subagent or background shell by the `task_id` of its `task_started` line."""
+
+    subtype: Literal["stop_task"]
+    task_id: str
+
+
 class OtherRequest(_Open):
     """A request this CLI does not serve: answered with an error, never silence."""
 
@@ -66,10 +76,10 @@ class OtherRequest(_Open):
 
 
 KnownRequest = Annotated[
-    Union[InitializeRequest, InterruptRequest, SetPermissionModeRequest, SetModelRequest],
+    Union[InitializeRequest, InterruptRequest, SetPermissionModeRequest, SetModelRequest, StopTaskRequest],
     Field(discriminator="subtype"),
 ]
-KNOWN_SUBTYPES = ("initialize", "interrupt", "set_permission_mode", "set_model")
+KNOWN_SUBTYPES = ("initialize", "interrupt", "set_permission_mode", "set_model", "stop_task")
 
 
 class ControlRequestLine(_Open):

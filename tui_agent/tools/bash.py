@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import Any, ClassVar, Coroutine
 
 from pydantic import Field
 
@@ -127,7 +127,7 @@ Usage notes:
                 data={"type": "background_shell", "id": shell.id, SANDBOXED: launch is not None},
             )
         timeout_s = (input.timeout or DEFAULT_TIMEOUT_MS) / 1000
-        shell = await processes.spawn_shell(command, ctx.workspace.root, env, foreground=True, env_filter=withheld, prefix=prefix)
+        shell, stopped_starting = await _start(processes.spawn_shell(command, ctx.workspace.root, env, foreground=True, env_filter=withheld, prefix=prefix))
         data = {"type": "bash", SANDBOXED: True} if launch is not None else None
         capture = OutputCapture(ctx.tool_results_dir / f"{ctx.tool_use_id or f'bash-{shell.pid}'}.txt", owned_from=ctx.session_dir)
         lines = ProgressLines(ctx.progress)
@@ -139,6 +139,8 @@ Usage notes:
         timed_out = stopped = False
         try:
             try:
+                if stopped_starting:  # stopped as it started: what it printed meanwhile is kept like any stop's
+                    raise asyncio.CancelledError
                 await asyncio.wait_for(shell.wait_exit(), timeout_s)
             except TimeoutError:
                 timed_out = True
@@ -185,6 +187,20 @@ async def _hardened(command: str, root: Path) -> tuple[str, dict[str, str] | Non
     except TimeoutError:
         raise ToolError("Could not read the repository's git configuration in time; the command was not run.") from None
     return git_safety.with_safety_flags(command, found.git_flag_at), env
+
+
+async def _start(spawning: Coroutine[Any, Any, processes.Shell]) -> tuple[processes.Shell, bool]:
+    """The started shell, and whether the call was cancelled while it started. The shell runs before the
+    spawn returns, so a stop in that window (ESC under load) lets the start finish, then stops it as a
+    running command is stopped, keeping what it already printed (spawn_shell alone would only kill it)."""
+    task = asyncio.ensure_future(spawning)
+    try:
+        return await asyncio.shield(task), False
+    except asyncio.CancelledError:
+        await processes.through_cancels(task)
+        if task.cancelled() or task.exception() is not None:
+            raise
+        return task.result(), True
 
 
 async def _pump(stream: asyncio.StreamReader, capture: OutputCapture, lines: ProgressLines) -> None:

@@ -129,7 +129,11 @@ def missing_file_message(path: Path) -> str:
 
 def write_file(ctx: ToolContext, path: Path, data: bytes) -> None:
     """Write `data` as the session's own change: announced to the watcher first, re-stamped after."""
+    from ..core.checkpoints import after_write, before_write  # the session's rewind: what the file was
+
+    before_write(ctx.services, path)
     file_watch.watcher_for(ctx).expect(path, data)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
     ctx.read_state.record(path)
+    after_write(ctx.services, path, data)

@@ -92,6 +92,9 @@ async def _clear(app: CommandHost, arg: str) -> None:
         return
     agent.history.clear()
     agent.session.start_over()
+    from ..core.hook_points import cleared  # (not on the first frame's import path)
+
+    cleared(agent)  # SessionEnd / SessionStart hooks with "clear", at the next prompt
     # A new conversation has read nothing: edits must read their file again first.
     agent.context.read_state = FileReadState()
     app.clear_conversation()

@@ -38,11 +38,14 @@ async def test_hook_gets_the_call_on_stdin(env) -> None:
     env.write(env.project_settings, hooks_settings(("Bash", cmd, None)))
     engine = env.engine(session_id="sess-1")
     await engine.decide(env.check("Bash", command="ls -la"))
-    assert json.loads(dump.read_text()) == {
+    assert json.loads(dump.read_text()) == {  # Claude Code's PreToolUse input (an engine alone has no transcript)
         "session_id": "sess-1",
+        "transcript_path": "",
         "hook_event_name": "PreToolUse",
+        "permission_mode": "default",
         "tool_name": "Bash",
         "tool_input": {"command": "ls -la"},
+        "tool_use_id": "toolu_1",
         "cwd": str(env.project),
     }
 

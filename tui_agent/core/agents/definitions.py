@@ -67,6 +67,8 @@ class AgentDefinition(BaseModel):
     """Tools removed from what `tools` allows."""
     model: str = "inherit"
     """`sonnet`, `opus`, `haiku`, a full model id, or `inherit` (the parent's model)."""
+    max_turns: int | None = Field(None, alias="maxTurns", ge=1)
+    """The most turns the subagent may take (the parent's limit when absent)."""
     system_prompt: str = ""
     """The Markdown body: the subagent's whole system prompt."""
     source: str = "built-in"
@@ -249,6 +251,14 @@ class AgentCatalog:
         self._home = home
         self._signature: tuple[tuple[str, int, int], ...] | None = None
         self._state = CatalogState({d.name: d for d in BUILT_IN}, ())
+        self._program: dict[str, AgentDefinition] = {}
+
+    def add_program_agents(self, definitions: list[AgentDefinition]) -> None:
+        """Agents the driving program defined for this session (the SDK's `agents`). They win over built-in
+        types and definition files of the same name, as Claude Code documents it and does for its
+        `--agents` flag."""
+        self._program.update({d.name: d for d in definitions})
+        self._signature = None  # rebuilt at the next lookup
 
     def _files(self) -> list[Path]:
         files: list[Path] = []
@@ -287,6 +297,7 @@ class AgentCatalog:
                 problems.append(str(exc))
                 continue
             found[definition.name] = definition  # later (nearer) folders override
+        found.update(self._program)
         return CatalogState(found, tuple(problems))
 
     def definitions(self) -> list[AgentDefinition]:

@@ -20,6 +20,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..abort import AbortSignal
+from ..hook_points import subagent_start
 from ..events import Event, SubagentEvent, SubagentFinished, SubagentStarted, ToolFinished, ToolQueued, ToolStarted, UsageUpdated
 from ..permission_types import AskHandler, PermissionAnswer, PermissionRequest
 from .definitions import AgentCatalog, AgentDefinition, resolve_model
@@ -119,6 +120,8 @@ class SubagentHost:
         self.depth = depth
         self.children: dict[str, "Agent"] = {}
         """Running child agents by the parent's Agent tool_use id."""
+        self.running: dict[str, str] = {}
+        """The same, agent id (the task id programs see) → the parent's Agent tool_use id."""
 
     # ----- accounting -------------------------------------------------------------------------
     def account(self, usage: UsageUpdated) -> None:
@@ -133,13 +136,14 @@ class SubagentHost:
             self.parent.emit(update)
 
     # ----- building a child ------------------------------------------------------------------
-    def _ask_for(self, label: str) -> AskHandler | None:
+    def _ask_for(self, label: str, agent_id: str) -> AskHandler | None:
         ask = self.parent.ask
         if ask is None:
             return None
 
         async def labelled(request: PermissionRequest) -> PermissionAnswer:
-            return await ask(replace(request, agent=request.agent or label))
+            # A grandchild's ask keeps its own label and id: the innermost agent is the one asking.
+            return await ask(replace(request, agent=request.agent or label, agent_id=request.agent_id or agent_id))
 
         return labelled
 
@@ -155,7 +159,7 @@ class SubagentHost:
         model_name = resolve_model(model or definition.model, parent.model.config.model)
         client = parent.model if model_name == parent.model.config.model else SharedModelClient(parent.model, model_name)
         options = LoopOptions(
-            max_turns=parent.options.max_turns,
+            max_turns=definition.max_turns or parent.options.max_turns,
             system_prompt=(definition.system_prompt or "You are a helpful subagent.") + environment_note(parent.workspace.root),
             max_concurrency=parent.options.max_concurrency,
             message_budget=parent.options.message_budget,
@@ -167,7 +171,7 @@ class SubagentHost:
             session=SidechainSession(parent.session, agent_id, tool_use_id, definition.name),  # type: ignore[arg-type]
             workspace=parent.workspace,
             options=options,
-            ask=self._ask_for(f"{definition.name}: {description}"),
+            ask=self._ask_for(f"{definition.name}: {description}", agent_id),
             emit=tracker.emit,
             clock=parent.clock,
         )
@@ -195,10 +199,12 @@ class SubagentHost:
         child = self.build_child(definition, tool_use_id=tool_use_id, agent_id=agent_id, description=description, model=model, tracker=tracker)
         call_signal: AbortSignal = ctx.signal if ctx.signal is not None else AbortSignal()
         signal = call_signal.child()
+        hooked_prompt = await subagent_start(child, agent_id, definition.name, prompt)  # core/hook_points.py
         started = parent.clock()
         parent.emit(SubagentStarted(tool_use_id, agent_id, definition.name, description, prompt, child.model.config.model, started))
         self.children[tool_use_id] = child
-        task = asyncio.get_running_loop().create_task(child.run(prompt, signal=signal))
+        self.running[agent_id] = tool_use_id
+        task = asyncio.get_running_loop().create_task(child.run(hooked_prompt, signal=signal))
         ended = None
         try:
             ended = await asyncio.shield(task)
@@ -208,11 +214,17 @@ class SubagentHost:
             raise
         finally:
             self.children.pop(tool_use_id, None)
+            self.running.pop(agent_id, None)
             signal.detach()
             if ended is not None:
                 parent.emit(SubagentFinished(
                     tool_use_id, agent_id, ended.reason, ended.result, tracker.last_tokens, tracker.tool_uses,
                     ended.duration_ms, parent.clock(),
+                ))
+            else:  # the child's run raised: its start still gets an end (an SDK program waits for one)
+                parent.emit(SubagentFinished(
+                    tool_use_id, agent_id, "error", "", tracker.last_tokens, tracker.tool_uses,
+                    int((parent.clock() - started) * 1000), parent.clock(),
                 ))
         return SubagentOutcome(agent_id, ended.reason, ended.detail, ended.result, tracker.last_tokens, tracker.tool_uses, ended.duration_ms)
 
@@ -223,6 +235,19 @@ class SubagentHost:
                 return True
             host = child.context.services.get(SERVICE)
             if isinstance(host, SubagentHost) and host.cancel(tool_use_id, reason):
+                return True
+        return False
+
+
+    def stop(self, agent_id: str, reason: str) -> bool:
+        """Stop one running subagent anywhere below this agent by its id: its Agent call is cancelled
+        like a lane the user stops, so the caller's result says it was stopped and the run goes on."""
+        tool_use_id = self.running.get(agent_id)
+        if tool_use_id is not None:
+            return self.parent.cancel_tool(tool_use_id, reason)
+        for child in list(self.children.values()):
+            host = child.context.services.get(SERVICE)
+            if isinstance(host, SubagentHost) and host.stop(agent_id, reason):
                 return True
         return False
 

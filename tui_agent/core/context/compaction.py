@@ -28,6 +28,7 @@ from ..model_limits import fit_output
 from .carryover import carryover, read_state_for
 from ..access import gate_of
 from .precompact import run_pre_compact_hooks
+from ..hook_points import session_start
 from .summary import continuation_text, extract_summary, instruction
 from .window import OUTPUT_RESERVE_CAP
 
@@ -158,6 +159,7 @@ class Compaction:
         if not summary:
             return finish("failed", "The model's answer held no summary; the conversation is as it was.")
         post = self.apply(summary, started)
+        await session_start(agent, None, "compact", signal)  # SessionStart(source "compact"): context for the next prompt
         return finish("compacted", summary=summary, post=post)
 
     def apply(self, summary: str, started: float) -> int:

@@ -51,7 +51,16 @@ class HttpServerConfig(BaseModel):
     headers: dict[str, str] = {}
 
 
-_ENTRY = TypeAdapter(StdioServerConfig | HttpServerConfig)
+class SdkServerConfig(BaseModel):
+    """A server living inside the claude-agent-sdk program that drives tui-agent (`create_sdk_mcp_server`):
+    the SDK passes only its name; its JSON-RPC travels over the control channel (protocol/sdk_mcp.py)."""
+
+    model_config = ConfigDict(extra="allow")
+    type: Literal["sdk"]
+    name: str = ""
+
+
+_ENTRY = TypeAdapter(StdioServerConfig | HttpServerConfig | SdkServerConfig)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +71,7 @@ class ServerConfig:
     name: str
     scope: Scope
     source: str
-    entry: StdioServerConfig | HttpServerConfig | None
+    entry: StdioServerConfig | HttpServerConfig | SdkServerConfig | None
     entry_hash: str
     error: str = ""
     """Why it cannot run as written (invalid entry, missing variables); empty when it can."""
@@ -82,6 +91,8 @@ class ServerConfig:
             return " ".join([e.command, *e.args])
         if isinstance(e, HttpServerConfig):
             return f"{self.transport} {e.url}"
+        if isinstance(e, SdkServerConfig):
+            return "in-process server of the claude-agent-sdk program"
         return self.error
 
 

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from ...tools.private_files import open_private
 from ...tools.processes import MARKER_ENV, find_marked_child, kill_tree_async, track_process, untrack_process
-from .config import HttpServerConfig, ServerConfig, StdioServerConfig
+from .config import HttpServerConfig, SdkServerConfig, ServerConfig, StdioServerConfig
 from .events import ServerState
 from .mcp_loop import call_in, caller_loop, on_mcp_loop, submit
 
@@ -58,6 +58,8 @@ class ToolSpec:
     input_schema: dict[str, Any]
     read_only: bool
     title: str = ""
+    annotations: tuple[tuple[str, bool], ...] = ()
+    """The hints the server gave, by Claude Code's names (readOnly, destructive, openWorld): `mcp_status`."""
 
 
 class McpServerError(Exception):
@@ -89,6 +91,7 @@ class McpConnection:
         self.error = ""
         self.tools: list[ToolSpec] = []
         self.server_name = ""
+        self.server_version = ""
         self.pid: int | None = None
         self._session: Any = None
         self._marker = uuid.uuid4().hex
@@ -99,6 +102,8 @@ class McpConnection:
         self._stop = asyncio.Event()
         # A project's stdio server runs in the session's sandbox when it is on (core/sandbox: `program_argv`).
         self.sandbox: Any = None
+        # How a `type: "sdk"` server is reached: the driving program's link (protocol/sdk_mcp.py), else None.
+        self.program_link: Any = None
 
     @property
     def name(self) -> str:
@@ -171,6 +176,7 @@ class McpConnection:
                 session = await stack.enter_async_context(ClientSession(read, write, message_handler=self._on_message))
                 result = await session.initialize()
                 self.server_name = getattr(getattr(result, "server_info", None), "name", "") or ""
+                self.server_version = getattr(getattr(result, "server_info", None), "version", "") or ""
                 self.tools = await _list_tools(session)
                 self._locate()
                 self._session = session
@@ -189,6 +195,10 @@ class McpConnection:
 
     async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
         entry = self.config.entry
+        if isinstance(entry, SdkServerConfig):
+            if self.program_link is None:
+                raise McpServerError('a "sdk" server lives inside a claude-agent-sdk program: it is reached only when such a program drives tui-agent')
+            return self.program_link.transport(self.config.name)
         if isinstance(entry, StdioServerConfig):
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -240,18 +250,19 @@ class McpConnection:
             return ""
 
     # ----- calls -----------------------------------------------------------------------------------
-    async def call_tool(self, name: str, arguments: dict[str, Any], progress: Callable[[str], None] | None = None) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any], progress: Callable[[str], None] | None = None, tool_use_id: str = "") -> Any:
         """The server's CallToolResult. Raises McpServerError when the server is gone or answers with
-        an error; cancelling the calling task cancels the request on the server."""
+        an error; cancelling the calling task cancels the request on the server. `tool_use_id` goes in
+        the request's `_meta` as `claudecode/toolUseId`, as Claude Code sends it."""
         owner = caller_loop()
 
         def report(text: str) -> None:
             if progress is not None:
                 call_in(owner, progress, text)
 
-        return await on_mcp_loop(self._call_tool(name, arguments, report))
+        return await on_mcp_loop(self._call_tool(name, arguments, report, tool_use_id))
 
-    async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Callable[[str], None]) -> Any:
+    async def _call_tool(self, name: str, arguments: dict[str, Any], progress: Callable[[str], None], tool_use_id: str = "") -> Any:
         session = self._session
         if session is None or self.state != "connected":
             raise McpServerError(f"MCP server {self.name!r} is not connected ({self.state}{': ' + self.error.splitlines()[0] if self.error else ''})")
@@ -263,7 +274,8 @@ class McpConnection:
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
         try:
-            return await session.call_tool(name, arguments, read_timeout_seconds=self.tool_timeout, progress_callback=on_progress)
+            meta: Any = {"claudecode/toolUseId": tool_use_id} if tool_use_id else None
+            return await session.call_tool(name, arguments, read_timeout_seconds=self.tool_timeout, progress_callback=on_progress, meta=meta)
         except MCPError as exc:
             if exc.code == CONNECTION_CLOSED:
                 self._fail(f"the server closed the connection during {name}")
@@ -290,10 +302,18 @@ async def _list_tools(session: Any) -> list[ToolSpec]:
                 dict(tool.input_schema or {"type": "object"}),
                 bool(hints is not None and hints.read_only_hint),
                 tool.title or "",
+                _hints(hints),
             ))
         cursor = getattr(listing, "next_cursor", None)
         if not cursor:
             return tools
+
+
+def _hints(hints: Any) -> tuple[tuple[str, bool], ...]:
+    if hints is None:
+        return ()
+    named = (("readOnly", hints.read_only_hint), ("destructive", hints.destructive_hint), ("openWorld", hints.open_world_hint))
+    return tuple((name, bool(value)) for name, value in named if value is not None)
 
 
 def _describe(exc: BaseException) -> str:
@@ -302,7 +322,7 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError):
         return f"could not start: {exc.strerror}: {exc.filename}"
     text = str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {text}" if not isinstance(exc, OSError) else text
+    return f"{type(exc).__name__}: {text}" if not isinstance(exc, (OSError, McpServerError)) else text
 
 
 def _safe(name: str) -> str:

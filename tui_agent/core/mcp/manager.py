@@ -54,6 +54,8 @@ class McpManager:
         self._tools: list[McpTool] | None = None
         self._reported: set[str] = set()
         self.sandbox: Any = None  # the session's (core/sandbox/install.py): project stdio servers run inside
+        self.program_link: Any = None  # the SDK program's link (protocol/sdk_mcp.py): its "sdk" servers
+        self.toggled_off: dict[str, str] = {}  # a program's mcp_toggle: name → the verdict it had
         for problem in configs.problems:
             notice("warning", problem)
         for config in configs.servers.values():
@@ -65,6 +67,7 @@ class McpManager:
             config, cwd=self.cwd, log_dir=self.log_dir, on_change=self._changed, tool_timeout=self.tool_timeout
         )
         self.connections[config.name].sandbox = self.sandbox
+        self.connections[config.name].program_link = self.program_link
 
     # ----- which servers run -----------------------------------------------------------------------
     def runnable(self) -> list[McpConnection]:
@@ -116,11 +119,36 @@ class McpManager:
         self._reported.discard(name)
         self.connections[name] = fresh = McpConnection(conn.config, cwd=self.cwd, log_dir=self.log_dir, on_change=self._changed, tool_timeout=self.tool_timeout)
         fresh.sandbox = self.sandbox
+        fresh.program_link = self.program_link
         self._changed(None)
         if self.verdicts.get(name) != "approved":
             return f"MCP server {name!r} is {self.verdicts.get(name)}; not started."
         await fresh.wait_ready(self.startup_timeout)
         return f"MCP server {name!r}: {fresh.state}" + (f" ({fresh.error.splitlines()[0]})" if fresh.error else "")
+
+    def serve_program_servers(self, link: Any) -> None:
+        """A claude-agent-sdk program drives this session: its `"sdk"` servers are reached through `link`."""
+        self.program_link = link
+        for connection in self.connections.values():
+            connection.program_link = link
+
+    async def set_enabled(self, name: str, enabled: bool) -> McpConnection:
+        """Turn a server off (stopped, its tools gone, "disabled") or back on (started again) for this
+        session. Turning on gives back the verdict it had: a project server nobody approved stays so."""
+        conn = self.connections[name]
+        if not enabled:
+            if name not in self.toggled_off:
+                self.toggled_off[name] = self.verdicts.get(name, "approved")
+                self.verdicts[name] = "disabled"
+                await conn.close()
+                self._changed(None)
+            return conn
+        was_off = name in self.toggled_off
+        if was_off:
+            self.verdicts[name] = self.toggled_off.pop(name)
+        if self.verdicts.get(name) == "approved" and (was_off or conn.state != "connected"):
+            await self.reconnect(name)  # as Claude Code: turning on a failed server tries it again too
+        return self.connections[name]
 
     async def reload(self) -> str:
         """Read the config files again: removed or changed servers stop, new or changed ones start."""
@@ -165,7 +193,8 @@ class McpManager:
     def tools(self) -> list[McpTool]:
         """The tools of every connected server (rebuilt when a server's state changes)."""
         if self._tools is None:
-            self._tools = [McpTool(c, spec) for c in self.connections.values() if c.state == "connected" for spec in c.tools]
+            self._tools = [McpTool(c, spec) for c in self.connections.values()
+                           if c.state == "connected" and self.verdicts.get(c.name) == "approved" for spec in c.tools]
         return self._tools
 
     def statuses(self) -> list[ServerStatus]:

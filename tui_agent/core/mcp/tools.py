@@ -67,7 +67,7 @@ class McpTool(Tool[McpToolInput]):
 
     async def call(self, input: McpToolInput, ctx: ToolContext) -> ToolOutput:
         try:
-            result = await self.connection.call_tool(self.spec.name, dict(input.model_extra or {}), ctx.progress)
+            result = await self.connection.call_tool(self.spec.name, dict(input.model_extra or {}), ctx.progress, ctx.tool_use_id)
         except McpTimeout as exc:  # the result keeps the progress the server reported
             raise ToolTimeout(str(exc)) from None
         except McpServerError as exc:

@@ -1,7 +1,7 @@
 """Permission rules, modes, settings files and PreToolUse hooks; `PermissionEngine` is the loop's policy."""
 
 from .engine import PLAN_MODE_MESSAGE, PermissionEngine
-from .hooks import HookOutcome, HookSpec, run_pre_tool_use_hooks
+from .hooks import HookOutcome, HookSpec
 from .rules import Rule, RuleError, parse_rule, split_rule_list
 from .settings import SettingsError, find_project_root
 
@@ -15,6 +15,5 @@ __all__ = [
     "SettingsError",
     "find_project_root",
     "parse_rule",
-    "run_pre_tool_use_hooks",
     "split_rule_list",
 ]

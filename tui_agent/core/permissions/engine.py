@@ -23,8 +23,7 @@ from ..permission_types import (
     PermissionRequest,
 )
 from .bash_split import SimpleCommand, split_command
-from ..tool_hooks import FinishedCall
-from .hooks import HookOutcome, run_post_tool_use_hooks, run_pre_tool_use_hooks
+from .hooks import HookOutcome
 from .mcp_rules import covers_mcp_tool
 from .rules import PATH_RULE_TOOLS, READ_RULE_TOOLS, Rule, RuleError, RuleKind, parse_rule, split_rule_list
 from .content_rules import ContentItem, content_item, content_rule_applies, content_suggestion
@@ -137,19 +136,12 @@ class PermissionEngine:
         # The rules "allow" would save by default per asked call: one per part not yet allowed.
         self._default_grants: dict[str, tuple[str, ...]] = {}
         self.sandbox: Any = None  # core/sandbox/session.py, set by the factory: lifts asks it will contain
+        self.hook_events: Any = None  # core/hook_events.py: the session's dispatcher, set by the factory
 
     # --- PermissionPolicy
 
     async def decide(self, check: PermissionCheck) -> PermissionDecision:
-        hook = await run_pre_tool_use_hooks(
-            self.settings.hooks,
-            tool_name=check.tool.name,
-            tool_input=check.raw_input,
-            session_id=self.session_id,
-            cwd=self.cwd,
-            project_dir=self.project_dir,
-            on_notice=self._notice,
-        )
+        hook = await self._pre_tool_use(check)
         decision = with_hook_outcome(with_sandbox(self.sandbox, check, self._evaluate(check)), hook)
         if decision.behavior == "ask" and self.mode == "dontAsk":
             decision = PermissionDecision("deny", DONT_ASK_MESSAGE.format(tool=check.tool.name, why=decision.message), "mode dontAsk")
@@ -157,11 +149,19 @@ class PermissionEngine:
             self.record_denial(check.tool.name, check.tool_use_id, check.raw_input)
         return decision
 
-    async def post_tool_use(self, call: FinishedCall) -> str | None:
-        """The settings' PostToolUse command hooks for a finished call (a `core.tool_hooks` hook)."""
-        payload = {"session_id": self.session_id, "cwd": str(self.cwd), "permission_mode": self.mode, "tool_name": call.tool_name,
-                   "tool_input": call.tool_input, "tool_use_id": call.tool_use_id, "tool_response": call.tool_response}
-        return await run_post_tool_use_hooks(self.settings.hooks, payload, cwd=self.cwd, project_dir=self.project_dir, on_notice=self._notice)
+    async def _pre_tool_use(self, check: PermissionCheck) -> HookOutcome:
+        """PreToolUse hooks through the session's dispatcher (settings commands and a program's callbacks);
+        an engine on its own (no agent) runs its settings' command hooks the same way."""
+        from ..hook_events import HookDispatcher, caller_fields
+
+        if self.hook_events is None:
+            self.hook_events = HookDispatcher(session_id=lambda: self.session_id, transcript_path=lambda: "", cwd=self.cwd,
+                                              permission_mode=lambda: self.mode, commands=lambda: self.settings.hooks,
+                                              project_dir=self.project_dir, on_notice=self._notice)
+        result = await self.hook_events.fire("PreToolUse", tool_use_id=check.tool_use_id, tool_name=check.tool.name,
+                                             tool_input=check.raw_input, **caller_fields())
+        self.hook_events.note_stop(result)
+        return result.permission()
 
     def remember(self, request: PermissionRequest, answer: PermissionAnswer) -> None:
         grants = self._default_grants.pop(request.tool_use_id, ())

@@ -68,6 +68,16 @@ class _HooksModel(BaseModel):
     model_config = ConfigDict(extra="allow")
     PreToolUse: list[_HookMatcherModel] = []
     PostToolUse: list[_HookMatcherModel] = []
+    PostToolUseFailure: list[_HookMatcherModel] = []
+    UserPromptSubmit: list[_HookMatcherModel] = []
+    Stop: list[_HookMatcherModel] = []
+    SubagentStart: list[_HookMatcherModel] = []
+    SubagentStop: list[_HookMatcherModel] = []
+    PreCompact: list[_HookMatcherModel] = []
+    Notification: list[_HookMatcherModel] = []
+    PermissionRequest: list[_HookMatcherModel] = []
+    SessionStart: list[_HookMatcherModel] = []
+    SessionEnd: list[_HookMatcherModel] = []
 
 
 class _PermissionsModel(BaseModel):
@@ -169,7 +179,8 @@ def load_settings_file(source: SettingsSource, *, cwd: Path, home: Path) -> File
     for d in perms.additionalDirectories:
         p = home / d[2:] if d == "~" or d.startswith("~/") else Path(d)
         result.additional_directories.append((p if p.is_absolute() else source.rule_dir / p).resolve())
-    for event, groups in (("PreToolUse", model.hooks.PreToolUse), ("PostToolUse", model.hooks.PostToolUse)):
+    # Every event core/hook_events.py fires (Notification also runs from the app's notifier, ui/notify.py).
+    for event, groups in ((e, getattr(model.hooks, e)) for e in _HooksModel.model_fields):
         for group in groups:
             for hook in group.hooks:
                 if hook.type != "command":

@@ -57,6 +57,14 @@ class Session:
         self._ahead = _Ahead()
         """What the response being streamed has written ahead (blocks, results)."""
         self._copied_meta: dict[str, dict[str, Any]] = {}
+        self.prompt_listeners: list[Callable[[str, dict[str, Any]], None]] = []
+        """Told (uuid, message) once a new prompt's line is written (the checkpoint store, the SDK's replay);
+        not for a side-chain's prompts, nor for lines copied by a fork or a compaction."""
+        self._prompt_line: dict[str, Any] | None = None
+        self._copying = False
+        self._answering = False
+        """An answer was written and its run has not ended: a user message now (a Stop hook's words to go
+        on with) continues the run's prompt rather than starting one."""
 
     def sidechain(self, **marks: Any) -> "Session":
         """A subagent's writer: the same file, a parent chain of its own (its first line hangs from
@@ -114,11 +122,16 @@ class Session:
         """Record one history message (`user`, `assistant`), or a run's end (`result`, with `data`).
         `meta` holds an assistant response's `id`, `model`, `stop_reason` and `usage`."""
         if kind == "result":
+            self._answering = False
             self._write([{"type": RUN_LINE, "sessionId": self.id, "timestamp": now_iso(), "parentUuid": self.last_uuid, **(data or {}), **self._marks}])
         elif kind == "assistant" and message is not None:
             self._write(self._finish_assistant(message, meta or {}))
         elif kind == "user" and message is not None:
             self._write(self._user_lines(message))
+            prompt, self._prompt_line = self._prompt_line, None
+            if prompt is not None and self._root is None and not self._copying and not self._answering:
+                for listener in list(self.prompt_listeners):
+                    listener(prompt["uuid"], prompt["message"])
         elif kind == "system":
             # A fact of ours (a stop reason's handling): off the conversation chain, so readers skip it.
             self._write([{"type": "system", "subtype": "tui-agent", "uuid": str(uuid.uuid4()), "parentUuid": self.last_uuid,
@@ -194,6 +207,7 @@ class Session:
             "usage": meta.get("usage") or {},
         }
         lines = []
+        self._answering = True
         for block in message["content"]:
             line = self._line("assistant", {**envelope, "content": [block]}, self.last_uuid, requestId=meta.get("request_id"))
             if block.get("type") == "tool_use":
@@ -206,7 +220,7 @@ class Session:
         content = message["content"]
         if isinstance(content, str):
             line = self._line("user", {"role": "user", "content": content}, self.last_uuid, permissionMode=self.mode_of())
-            self.last_uuid = line["uuid"]
+            self.last_uuid = self._prompt_line_is(line)["uuid"]
             return [line]
         lines: list[dict[str, Any]] = []
         others: list[dict[str, Any]] = []
@@ -236,6 +250,8 @@ class Session:
             extra: dict[str, Any] = {"isMeta": True} if harness else {"permissionMode": self.mode_of()}
             line = self._line("user", {"role": "user", "content": others}, self.last_uuid, **extra)
             self.last_uuid = line["uuid"]
+            if last_result is None and not all(b.get("type") == "text" and _is_harness_text(b["text"]) for b in others):
+                self._prompt_line_is(line)  # a prompt made of blocks (not an interrupt note; never with results)
             lines.append(line)
         return lines
 
@@ -278,16 +294,23 @@ class Session:
         """Copy a conversation into this (new) file: a fork, or a session imported from Claude Code.
         `tool_meta`: what the screen showed of each call (status, duration...), carried into the copy."""
         self._copied_meta = tool_meta or {}
+        self._copying = True
         try:
             for i, message in enumerate(history):
                 meta = metas[i] if metas and i < len(metas) else None
                 self.append(message["role"], message=message, meta=meta or None)
         finally:
             self._copied_meta = {}
+            self._copying = self._answering = False
+
+    def _prompt_line_is(self, line: dict[str, Any]) -> dict[str, Any]:
+        self._prompt_line = line
+        return line
 
     def start_over(self) -> None:
         """/clear: the next line starts a new chain (parentUuid None), so a resume finds only what follows."""
         self.last_uuid = None
+        self._answering = False
         self._tool_lines.clear()
         self._ahead = _Ahead()
 
