@@ -11,7 +11,7 @@ from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parents[1]
 LOCK = REPO / "requirements-test.lock"
-REFRESH = "run `bash .ci/refresh-lock` (README: Tests)"
+REFRESH = "run `bash .ci/refresh-lock` (docs/testing.md)"
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)(?:\s*;\s*([^\\]+?))?\s*\\?$")
 
 

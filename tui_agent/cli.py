@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mcp-config", dest="mcp_config", nargs="+", action="extend", help="MCP server configs: JSON files or strings")
     p.add_argument("--strict-mcp-config", action="store_true", help="use only the --mcp-config servers")
     p.add_argument("--demo", action="store_true", help="use the built-in demo model (no API key needed)")
+    from .version import VersionAction
+
+    p.add_argument("-v", "--version", action=VersionAction)
     from .protocol.flags import add_sdk_flags
 
     add_sdk_flags(p)

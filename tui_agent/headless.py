@@ -185,6 +185,10 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
 
         install_structured_output(agent, json_schema)
     printer.permission_mode = getattr(agent.policy, "mode", "default")
+    if printer.mapper is not None:  # stream-json's init names the output style in force
+        from .core.output_styles import current_style_name
+
+        printer.mapper.output_style = lambda: current_style_name(agent)
     loop = asyncio.get_running_loop()
     received: list[int] = []
     mcp_start: list[asyncio.Task[Any]] = []

@@ -25,6 +25,7 @@ READING_CALLS = {"open", "read_text", "read_bytes", "fdopen", "open_text", "open
 ALLOWED: dict[tuple[str, str], str] = {
     ("anthropic_import.py", "*"): "the installed anthropic SDK's own __init__.py files, parsed for what they re-export",
     ("access.py", "read_head"): "the gate module: the one reader of content for the model, after ReadGate.check",
+    ("output_styles.py", "save_choice"): "settings.local.json, rewritten with the chosen output style",
     ("checkpoints/blobs.py", "BlobStore.put"): "writes the session's own checkpoint blob (a file's content before a tool changed it)",
     ("checkpoints/blobs.py", "BlobStore.get"): "the session's own checkpoint blob, written back by a rewind (never sent)",
     ("checkpoints/store.py", "CheckpointStore.before_write"): "the file a Write/Edit is about to change (its plan has read it already), kept for a rewind",

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.core.support import SleepRead, SleepWrite, assert_history_valid
-from tui_agent.core.events import Notice
+from tui_agent.core.events import HookFinished, HookStarted, Notice
 from tui_agent.core.hook_events import HOOK_EVENTS, HookDispatcher, dispatcher_of
 from tui_agent.core.permission_types import PermissionAnswer
 from tui_agent.core.permissions.hooks import HookSpec
@@ -271,3 +271,64 @@ class TestTheDispatcher:
         assert result.blocked and result.reason == "Not yet." and result.stop_reason == "Halt." and result.suppress_output
         assert result.feedback() == "PostToolUse hook feedback: Not yet."
         assert ("warning", "Careful.") in notices
+
+
+class TestHowCommandsRun:
+    """Claude Code's command hooks: exec form beside shell form, per-hook timeouts that kill the whole tree,
+    SessionStart's words reaching the model, and the HookStarted / HookFinished events the lanes draw."""
+
+    async def test_session_start_exec_and_shell_forms_give_the_model_their_words(self, make_harness, tmp_path):
+        exec_form = {"type": "command", "command": sys.executable,
+                     "args": ["-c", "import json, sys; print('ARGS ' + json.dumps(sys.argv[1:]))", "${CLAUDE_PROJECT_DIR}/x", "$HOME `id` $(touch pwned)"]}
+        as_json = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "From JSON."}}
+        shell_form = {"type": "command", "command": f"echo {shlex.quote(json.dumps(as_json))}"}
+        settings = tmp_path / "s.json"
+        settings.write_text(json.dumps({"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [exec_form, shell_form]}]}}))
+        h = make_harness([Reply([Text("ok")])], tools=tools(), settings_file=settings)
+        project_dir = dispatcher_of(h.agent.context.services).project_dir
+        ended = await h.agent.run("go")
+        assert ended.reason == "completed"
+        texts = last_user_texts(h.requests[0])
+        # Claude Code's framing (measured: 2.1.197 sends these very lines for the same two hooks).
+        assert texts[0] == "go" and "SessionStart hook additional context: From JSON." in texts
+        args = json.dumps([f"{project_dir}/x", "$HOME `id` $(touch pwned)"])
+        assert f"SessionStart:startup hook success: ARGS {args}" in texts, texts
+        assert not (tmp_path / "work" / "pwned").exists(), "the exec form runs no shell"
+        started = [e for e in h.events if isinstance(e, HookStarted)]
+        finished = {e.id: e for e in h.events if isinstance(e, HookFinished)}
+        assert sorted(e.event for e in started) == ["SessionStart", "SessionStart"]
+        assert any(e.command.startswith(shlex.quote(sys.executable) + " -c") for e in started)
+        assert all(finished[e.id].status == "ok" and finished[e.id].t_end >= e.t for e in started)
+        await h.agent.close()
+
+    async def test_a_hook_past_its_timeout_is_killed_with_its_children_and_named(self, tmp_path):
+        import psutil
+
+        pids = tmp_path / "pids"
+        command = f"sleep 300 & echo $! > {pids}; echo $$ >> {pids}; wait"
+        notices: list[tuple[str, str]] = []
+        events: list[Any] = []
+        spec = HookSpec("", command, 0.5, "test settings", "Stop")
+        d = HookDispatcher(session_id=lambda: "s1", transcript_path=lambda: tmp_path / "t.jsonl", cwd=tmp_path,
+                           permission_mode=lambda: "default", commands=lambda: [spec],
+                           on_notice=lambda level, text: notices.append((level, text)))
+        d.on_event = events.append
+        result = await d.fire("Stop", stop_hook_active=False)
+        assert not result.blocked and result.replies == ()
+        assert [(level, text) for level, text in notices] == [
+            ("error", f"Stop hook `{command}` (test settings) timed out after 0.5 s and was stopped.")]
+        for pid in map(int, pids.read_text().split()):
+            assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, pid
+        [started, finished] = events
+        assert isinstance(started, HookStarted) and isinstance(finished, HookFinished)
+        assert (finished.status, finished.event, finished.command) == ("error", "Stop", command)
+        assert finished.t_end - finished.t_start >= 0.5
+
+    async def test_exit_2_is_drawn_as_a_block(self, tmp_path):
+        events: list[Any] = []
+        spec = HookSpec("", "echo no >&2; exit 2", 5.0, "test", "UserPromptSubmit")
+        d = HookDispatcher(session_id=lambda: "s1", transcript_path=lambda: tmp_path / "t.jsonl", cwd=tmp_path,
+                           permission_mode=lambda: "default", commands=lambda: [spec])
+        d.on_event = events.append
+        assert (await d.fire("UserPromptSubmit", prompt="x")).blocked
+        assert [type(e).__name__ for e in events] == ["HookStarted", "HookFinished"] and events[1].status == "denied"

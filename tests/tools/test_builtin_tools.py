@@ -17,6 +17,7 @@ EXPECTED_PARAMETERS = {
     "BashOutput": {"bash_id", "filter"},
     "KillShell": {"shell_id"},
     "WebFetch": {"url", "prompt"},
+    "Skill": {"skill", "args"},  # tools/skill.py: offered where skills or commands exist
 }
 
 
@@ -43,6 +44,6 @@ def test_schemas_forbid_unknown_parameters() -> None:
 
 def test_registry_finds_every_tool() -> None:
     registry = ToolRegistry(all_tools())
-    for name in EXPECTED_PARAMETERS:
+    for name in EXPECTED_PARAMETERS.keys() - {"Skill"}:  # Skill: only where skills exist (tests/core/test_skills.py)
         found = registry.find(name)
         assert found is not None and found.name == name

@@ -288,6 +288,7 @@ EFFECTS: dict[str, Check] = {  # in an order that gives each its case: /init mak
     "resume": opens(ResumePicker),
     "rename": warned,
     "memory": shows("No memory files were read"),
+    "output-style": shows("Output styles"),
     "init": initialised,
     "compact": compacted,
     "clear": cleared,

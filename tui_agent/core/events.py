@@ -120,6 +120,29 @@ class ToolFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class HookStarted:
+    """A settings command hook began (core/hook_events.py): the app shows it in the lanes like a tool."""
+
+    id: str
+    event: str
+    command: str
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class HookFinished:
+    """A command hook ended: "ok" (exit 0), "denied" (exit 2, it blocked), "error" (another exit, a timeout,
+    no start), "cancelled" (ESC)."""
+
+    id: str
+    event: str
+    command: str
+    status: ToolStatus
+    t_start: float
+    t_end: float
+
+
+@dataclass(frozen=True, slots=True)
 class StreamMark:
     """A stream event other than a delta (message_start, content_block_start/stop, message_delta,
     message_stop), as received, after the core acted on it (a stopped block is on disk by then)."""
@@ -344,6 +367,8 @@ Event = (
     | ToolStarted
     | ToolProgress
     | ToolFinished
+    | HookStarted
+    | HookFinished
     | ToolResultsSent
     | ServerToolBlock
     | StreamMark

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import itertools
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .events import HookFinished, HookStarted
 from .permissions.hooks import HookOutcome, HookSpec, matcher_applies, run_hook_command
 
 HookEvent = Literal[
@@ -120,6 +123,12 @@ class HookResult:
             words += [r.text.strip() for r in self.replies if r.text.strip()]
         return words
 
+    def session_context(self, source: str) -> list[str]:
+        """SessionStart's words for the model, framed as Claude Code frames them (measured, 2.1.197): plain
+        stdout as "SessionStart:<source> hook success: ...", JSON's as "SessionStart hook additional context: ..."."""
+        words = [f"SessionStart hook additional context: {s['additionalContext']}" for s in self._specific() if s.get("additionalContext")]
+        return [f"SessionStart:{source} hook success: {r.text.strip()}" for r in self.replies if r.text.strip()] + words
+
     @property
     def updated_input(self) -> dict[str, Any] | None:
         return next((u for s in self._specific() if isinstance(u := s.get("updatedInput"), dict)), None)
@@ -194,6 +203,10 @@ class HookDispatcher:
         """/clear happened: SessionEnd and SessionStart ("clear") are due at the next prompt."""
         self.pending_context: list[str] = []
         """SessionStart hooks' additional context, for the next prompt."""
+        self.on_event: Callable[[Any], None] = lambda event: None
+        """Where HookStarted / HookFinished go (the agent's events: the app's lanes show a running hook)."""
+        self.clock: Callable[[], float] = time.monotonic
+        self._ids = itertools.count(1)
         self.notify_asks = False
         """Fire Notification when a permission ask waits (the protocol sets it; the app's notifier, ui/notify.py,
         sends its own after a wait, and -p never asks)."""
@@ -243,8 +256,14 @@ class HookDispatcher:
         return result
 
     async def _command(self, hook: HookSpec, payload: bytes, env: dict[str, str]) -> list[HookReply]:
-        label = f"{hook.event} hook `{hook.command}` ({hook.source})"
-        ran = await run_hook_command(hook, payload, self.cwd, env, self.on_notice)
+        label = f"{hook.event} hook `{hook.shown}` ({hook.source})"
+        hook_id, t0, status = f"hook-{next(self._ids)}", self.clock(), "cancelled"
+        self.on_event(HookStarted(hook_id, hook.event, hook.shown, t0))
+        try:
+            ran = await run_hook_command(hook, payload, self.cwd, env, self.on_notice)
+            status = "error" if ran is None or ran[0] not in (0, 2) else "denied" if ran[0] == 2 else "ok"
+        finally:
+            self.on_event(HookFinished(hook_id, hook.event, hook.shown, status, t0, self.clock()))  # type: ignore[arg-type]
         if ran is None:
             return []
         code, stdout, stderr = ran
@@ -336,6 +355,8 @@ def install_hook_events(agent: Any, on_notice: NoticeFn) -> HookDispatcher:
         on_notice=on_notice,
     )
     agent.context.services[SERVICE] = dispatcher
+    dispatcher.on_event = lambda event: agent.emit(event)  # the agent's emit of the moment (a front end may swap it)
+    dispatcher.clock = getattr(agent, "clock", time.monotonic)
     if hasattr(policy, "hook_events"):
         policy.hook_events = dispatcher
     return dispatcher

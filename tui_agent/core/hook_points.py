@@ -86,7 +86,7 @@ async def session_start(agent: Any, prompt: Any, source: str | None = None, sign
         hooks = fire(services, "SessionStart", source=source)
         result = await (hooks if signal is None else until_aborted(hooks, signal))
         if result is not None:
-            dispatcher.pending_context.extend(result.additional_context)
+            dispatcher.pending_context.extend(result.session_context(source))
     return prompt if prompt is None else _with_context(prompt, dispatcher)
 
 

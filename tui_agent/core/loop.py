@@ -15,10 +15,8 @@ Invariants (DESIGN §1):
 from __future__ import annotations
 
 import asyncio
-import platform
 import time
 from dataclasses import dataclass
-from datetime import date
 from typing import Any, Callable
 
 from ..tools.base import ToolContext, Workspace, FileReadState
@@ -51,24 +49,13 @@ from .session.memory_context import ProjectMemory
 from .access import SERVICE_KEY as ACCESS_KEY, ReadGate
 from .model_usage import agent_model_usage
 from .structured_output import structured_step, take_structured_output
+from .system_prompt import prepare as prepare_system_prompt, system_blocks_for
 from .stop_reasons import RESUME_PROMPT, SPLIT_THE_WORK, StopReasons, Verdict
 from .thinking import ThinkingState, apply_thinking
 
-__all__ = ["Agent", "LoopOptions", "Totals", "INTERRUPT_NOTE", "normalize_for_api", "last_text", "default_system_prompt"]
+__all__ = ["Agent", "LoopOptions", "Totals", "INTERRUPT_NOTE", "normalize_for_api", "last_text"]
 
 DEFAULT_MAX_TURNS = 50
-
-
-def default_system_prompt(workspace: Workspace) -> str:
-    return (
-        "You are tui-agent, a coding agent running in the user's terminal. You help with software "
-        "engineering tasks by reading, searching and changing files and running shell commands with "
-        "the tools you are given. Prefer several independent read-only tool calls in one response: "
-        "they run in parallel. Read a file before editing it. Be concise; use Markdown.\n\n"
-        f"Working directory: {workspace.root}\n"
-        f"Platform: {platform.system().lower()}\n"
-        f"Today's date: {date.today().isoformat()}"
-    )
 
 
 @dataclass(slots=True)
@@ -183,11 +170,8 @@ class Agent:
         # Built once per session: a system prompt that changed (the date at midnight) would break the
         # prompt cache on every later request.
         if self._system is None:
-            # An empty --system-prompt means none at all (the SDK passes "" when a program asks for none).
-            text = self.options.system_prompt if self.options.system_prompt is not None else default_system_prompt(self.workspace)
-            if self.options.append_system_prompt:
-                text = (text + "\n\n" if text else "") + self.options.append_system_prompt
-            self._system = [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}] if text else []
+            # core/system_prompt.py: ours, an output style, --system-prompt / --append-system-prompt ("" = none).
+            self._system = system_blocks_for(self)
         return self._system
 
     def build_request(self, history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -293,6 +277,7 @@ class Agent:
             self.emit(ended)
             return ended
 
+        await prepare_system_prompt(self)  # the environment's git facts, gathered once, off the first frame's path
         prompt = await session_start(self, prompt, signal=signal)  # SessionStart hooks (once per session): their context joins the prompt
         prompt, refused = await prompt_submitted(self, prompt, signal)  # UserPromptSubmit may block it or add context
         if refused is not None:

@@ -142,10 +142,8 @@ async def prompt_with_mentions(text: str, ctx: ToolContext) -> tuple[str | list[
 
 
 async def run_prompt(agent: Any, text: str) -> Any:
-    """Run `agent` on a typed prompt: its @-mentions attached first, problems shown as notices."""
-    from .events import Notice
+    """Run `agent` on a typed prompt: a custom command expanded, its @-mentions attached first, problems
+    shown as notices (core/commands/prompt.py)."""
+    from .commands.prompt import run_with_commands
 
-    prompt, attachments = await prompt_with_mentions(text, agent.context)
-    for problem in attachments.problems:
-        agent.emit(Notice("warning", problem))
-    return await agent.run(prompt)
+    return await run_with_commands(agent, text)  # a custom command or skill typed as /name args, expanded

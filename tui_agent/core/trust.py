@@ -44,7 +44,7 @@ MAY_SET: dict[str, frozenset[Origin]] = {
     "enabledMcpjsonServers": USER_OWNED,
     "sandbox.credentials.allowEnvVars": USER_OWNED,
     "apiKeyHelper": USER_OWNED,  # not implemented by tui-agent: declared so an implementation inherits it
-    "statusLine": USER_OWNED,  # not implemented by tui-agent (no status line command): same
+    "statusLine": USER_OWNED,  # a program the app runs after every turn (ui/status_line.py): the user's own only
     # Only take away: anyone.
     "disabledMcpjsonServers": EVERY_ORIGIN,
     "sandbox.credentials.envVars": EVERY_ORIGIN,

@@ -14,7 +14,7 @@ HANDLED = frozenset({"subtype", "hooks", "agents"})
 """What the protocol session acts on (hooks: protocol/hooks.py; agents: protocol/agents.py)."""
 
 WHY: dict[str, str] = {
-    "skills": "tui-agent has no skills",
+    "skills": "the skill allowlist is not applied: every skill of the .claude folders is offered",
     "excludeDynamicSections": "the system prompt has no dynamic sections to leave out",
     "systemPromptSnapshot": "the system prompt is tui-agent's own",
     "forwardSubagentText": "subagents' messages are always sent whole, with parent_tool_use_id",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from pathlib import Path
 from typing import Any, Callable
 
 from ..core.events import (
@@ -24,6 +25,8 @@ from ..core.events import (
     ToolResultsSent,
 )
 from ..core.hook_points import terminal_reason
+from ..core.commands import load_commands
+from ..core.skills import skill_names
 from ..headless import result_object
 from ..stream_events import stream_event, subagent_stream_event_line
 from ..headless_context import COMPACTION_EVENTS, compaction_lines
@@ -56,6 +59,7 @@ class MessageMapper:
         self.mcp_servers: list[dict[str, Any]] = []  # the init message's statuses, once the servers started
         self.tasks = TaskMessages()  # subagents and background shells: the same lines as -p's
         self.agents: list[str] = []  # the init message's agent types, once the program's joined the catalog
+        self.output_style: Callable[[], str] = lambda: "default"  # the front end points it at its agent (core/output_styles.py)
 
     def map(self, event: Event) -> list[Out]:
         if isinstance(event, TASK_EVENT_TYPES) and (tasks := self.tasks.lines(event, self.session_id)):
@@ -94,13 +98,13 @@ class MessageMapper:
             "mcp_servers": list(self.mcp_servers),
             "model": event.model,
             "permissionMode": self.permission_mode(),
-            "slash_commands": ["compact"],
+            "slash_commands": [*custom_command_names(event.cwd), "compact"],  # core/commands: skills, then commands
             "apiKeySource": self.api_key_source,
             "claude_code_version": PROTOCOL_VERSION,
             "tui_agent_version": TUI_AGENT_VERSION,
-            "output_style": "default",
+            "output_style": self.output_style(),
             "agents": list(self.agents),
-            "skills": [],
+            "skills": skill_names(Path(event.cwd)),
             "plugins": [],
             "demo": event.demo,
             "uuid": _uuid(),
@@ -129,6 +133,11 @@ class MessageMapper:
 
     def _envelope(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
         return {"type": kind, **body, "session_id": self.session_id, "uuid": _uuid()}
+
+
+def custom_command_names(cwd: str) -> list[str]:
+    """The names of the folder's custom commands and skills, as the `init` message lists them."""
+    return list(load_commands(Path(cwd)))
 
 
 def _timestamp() -> str:

@@ -15,9 +15,11 @@ import asyncio
 import os
 import signal
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..config import AgentSettings
+from ..core.commands import commands_info
 from ..core.events import Event, LoopEnded, Notice
 from ..core.permission_types import PERMISSION_MODES
 from ..core.structured_output import install_structured_output
@@ -30,6 +32,7 @@ from .channel import Channel
 from .flags import unsupported_flags
 from .init_fields import InitializeFields
 from ..core.hook_events import dispatcher_of
+from ..core.output_styles import current_style_name, style_names
 from .hooks import ProgramHooks
 from .mapping import MessageMapper
 from .mcp_control import MCP_SUBTYPES, McpControl
@@ -92,6 +95,7 @@ class ProtocolSession:
         self.agent = build_agent(settings, emit=self.on_event, ask=asker, on_notice=lambda level, text: self.on_event(Notice.of(level, text)), scripted=scripted, opened=opened)
         self.policy = self.agent.policy  # the engine: modes and rules live here
         self.mapper.session_id = self.agent.session.id
+        self.mapper.output_style = lambda: current_style_name(self.agent)
         watch_background_shells(self.agent, self.mapper, channel)  # their task_notification when they end
         self.default_model = self.agent.model.config.model
         # The program's hook callbacks: one more source of the session's dispatcher (core/hook_events.py).
@@ -196,7 +200,9 @@ class ProtocolSession:
     async def _run_prompt(self, prompt: Prompt) -> LoopEnded:
         """The prompt's turn and its one result (written as the run ends). Its UserPromptSubmit and Stop
         hooks run inside the run (core/hook_events.py), as in -p and the app."""
-        return await self.agent.run(prompt)
+        from ..core.commands.prompt import run_with_commands
+
+        return await run_with_commands(self.agent, prompt, mentions=False)  # `/greet world`, the skills listing
 
     async def _compact(self, instructions: str) -> bool:
         """`/compact [instructions]` as a prompt (as Claude Code takes it from an SDK program): the
@@ -279,10 +285,10 @@ class ProtocolSession:
     def _initialize_response(self) -> dict[str, Any]:
         model = self.agent.model.config.model
         return {
-            "commands": [],
+            "commands": commands_info(Path(self.agent.workspace.root)),  # custom commands and skills (core/commands)
             "agents": agent_listing(self.agent),
-            "output_style": "default",
-            "available_output_styles": ["default"],
+            "output_style": current_style_name(self.agent),
+            "available_output_styles": style_names(self.agent.policy),
             "models": [{"value": model, "displayName": model, "description": "the model this session started with"}],
             "account": {"apiKeySource": self.mapper.api_key_source},
             "pid": os.getpid(),

@@ -12,6 +12,7 @@ from .edit import EditTool
 from .glob import GlobTool
 from .grep import GrepTool
 from .read import ReadTool
+from .skill import SkillTool
 from .todo import TodoWriteTool
 from .web_fetch import WebFetchTool
 from .write import WriteTool
@@ -30,4 +31,5 @@ def all_tools() -> list[Tool[Any]]:
         BashOutputTool(),
         KillShellTool(),
         WebFetchTool(),
+        SkillTool(),  # offered only where skills or commands exist (tools/skill.py)
     ]

@@ -35,6 +35,7 @@ from .context_view import report_context_size, show_context, toggle_thinking  # 
 from .messages import AgentEvents, EventBatcher, TerminalSignal  # noqa: E402
 from .widgets.agent_lanes import SUBAGENT_EVENTS, apply_subagent_event  # noqa: E402
 from .widgets.conversation import Conversation  # noqa: E402
+from .widgets.hook_lanes import HOOK_EVENTS_DRAWN, apply_hook_event  # noqa: E402
 from .widgets.lanes import LanePanel  # noqa: E402
 from .notify import app_notifier  # noqa: E402
 from .prompt_runs import start_run  # noqa: E402
@@ -135,6 +136,8 @@ class TuiAgentApp(App[int]):
     """The parsed stylesheets kept from the last start (css_cache.py); the real app only."""
     shell: Any = None
     """The `!` shell command running now, if any."""
+    status_lines: Any = None
+    """The settings' `statusLine` command (ui/status_line.StatusCommand), once the agent is ready."""
 
     # ----- layout -------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -144,11 +147,13 @@ class TuiAgentApp(App[int]):
         self.queued_view = Static(id="queued", markup=False)
         self.prompt = PromptInput(on_keypress=self._note_keypress, id="prompt")
         self.status = StatusLine(self.clock, id="status")
+        self.status_command = Static(id="status-command", markup=False)  # settings' statusLine (ui/status_line.py)
         self.transcript.on_flush = self.status.tick
         yield self.transcript
         yield self.lanes
         yield self.queued_view
         yield self.prompt
+        yield self.status_command
         yield self.status
 
     def on_mount(self) -> None:
@@ -160,6 +165,7 @@ class TuiAgentApp(App[int]):
         state.mode = first.permission_mode or "default"
         self._update_lanes_display()
         self.queued_view.display = False
+        self.status_command.display = False
         self.conversation.notice("info", f"tui-agent in {first.cwd}\n{KEY_HELP}")
         # Focused now, not by `focus()`'s callback: that would queue behind the keys typed during start-up,
         # which would reach the screen instead and be lost.
@@ -215,6 +221,11 @@ class TuiAgentApp(App[int]):
         if self.ready:
             self.status.state.model = self.agent.model.config.model
             self.status.state.mode = str(getattr(self.agent.policy, "mode", "default"))
+            if self.status_lines is None:  # loaded once the agent exists: after the folder-trust question
+                from .status_line import StatusCommand
+
+                self.status_lines = StatusCommand(self)
+            self.status_lines.changed()
         self.status.refresh()
 
     # ----- prompts ------------------------------------------------------------------------------
@@ -274,6 +285,9 @@ class TuiAgentApp(App[int]):
             if isinstance(event, SUBAGENT_EVENTS):  # a subagent's: its lane group and its cell, not the conversation
                 lanes_changed = apply_subagent_event(self.calls, event, now) or lanes_changed
                 continue
+            if isinstance(event, HOOK_EVENTS_DRAWN):  # a settings hook running: a row in the lanes, not a cell
+                lanes_changed = apply_hook_event(self.calls, event) or lanes_changed
+                continue
             if isinstance(event, RunStarted):
                 self.calls.clear()
                 self.lanes.start_run(now)
@@ -292,6 +306,8 @@ class TuiAgentApp(App[int]):
             # The calls and the transcript: the same path a resumed conversation is replayed through.
             lanes_changed = self.conversation.apply(self.calls, event, now) or lanes_changed
             self.notifier.on_event(event)
+            if self.status_lines is not None:
+                self.status_lines.note(event)
             if isinstance(event, LoopEnded):
                 self._run_ended()
         if lanes_changed:
@@ -392,6 +408,8 @@ class TuiAgentApp(App[int]):
     async def on_unmount(self) -> None:
         # Whatever still runs on the core's thread (the app closed without /quit) is cancelled: its
         # tools' processes die, and the thread ends.
+        if self.status_lines is not None:
+            self.status_lines.stop()
         await self.runner.shutdown(QUIT_GRACE_S)
         if self._opened is not None:  # ended without /quit: the session is closed all the same (its lock freed)
             self._opened.session.close()

@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Awaitable, Callable, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from ..core.commands import CustomCommand, load_commands
 from ..core.permission_types import PERMISSION_MODES
 from ..tools.base import FileReadState
 from .host import CommandHost
@@ -79,8 +81,10 @@ async def _mode(app: CommandHost, arg: str) -> None:
 
 
 async def _help(app: CommandHost, arg: str) -> None:
-    width = max(len(c.usage) for c in COMMANDS)
+    custom = custom_usages()
+    width = max(len(usage) for usage in [*(c.usage for c in COMMANDS), *custom])
     lines = [f"{c.usage:<{width}}  {c.help}" for c in COMMANDS]
+    lines += [f"{usage:<{width}}  {text}" for usage, text in custom.items()]  # .claude/commands and skills
     lines += ["", "Shift+Tab  cycle permission mode · Ctrl+P  command palette"]
     say(app, "\n".join(lines))
 
@@ -166,6 +170,30 @@ async def _agents(app: CommandHost, arg: str) -> None:
     say(app, describe_catalog(host.catalog))
 
 
+async def _output_style(app: CommandHost, arg: str) -> None:
+    from ..core.output_styles import DEFAULT_STYLE, current_style_name, save_choice, select_style, styles_for
+
+    agent = app.agent
+    if not arg:  # the list, the current one marked
+        current = current_style_name(agent)
+        rows = [(DEFAULT_STYLE, "the plain system prompt")] + [(s.name, s.description) for s in styles_for(agent.policy).values()]
+        lines = [f"{'●' if name == current else ' '} {name} — {description}" for name, description in rows]
+        say(app, "Output styles (/output-style NAME to switch):\n" + "\n".join(lines))
+        return
+    try:
+        style = select_style(agent, arg)
+    except KeyError:
+        warn(app, f"No output style {arg!r}. Type /output-style for the list.")
+        return
+    name = style.name if style else DEFAULT_STYLE
+    try:  # kept for the next sessions where Claude Code keeps it
+        where = f"saved to {save_choice(agent.policy, name)}"
+    except (OSError, ValueError) as exc:
+        where = f"for this session only: {exc}"
+    app.refresh_status()
+    say(app, f"Output style: {name} (from the next request on; {where})")
+
+
 async def _quit(app: CommandHost, arg: str) -> None:
     # The app's own quit action, so whatever cleanup it does on quit runs.
     await app.run_action("quit")
@@ -220,6 +248,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("rename", "/rename NAME", "name this session", _rename),
     SlashCommand("memory", "/memory [N|project|user]", "the memory files read; open one in $EDITOR", _memory),
     SlashCommand("init", "/init", "ask the agent to write or improve CLAUDE.md", _init),
+    SlashCommand("output-style", "/output-style [name]", "list the output styles, or switch to one (kept in .claude/settings.local.json)", _output_style),
     SlashCommand("quit", "/quit", "leave tui-agent", _quit, aliases=("exit",)),
 )
 
@@ -230,8 +259,9 @@ _COMMAND_SHAPE = re.compile(r"/(?:[A-Za-z][\w:-]*)?(?=\s|$)")
 
 
 def is_command_text(text: str) -> bool:
-    """Whether a submitted prompt is a slash command (known or not) rather than text for the model."""
-    return _COMMAND_SHAPE.match(text.strip()) is not None
+    """Whether a submitted prompt is a slash command (known or not) rather than text for the model. A custom
+    command or skill (core/commands) is text for the model: run_prompt expands it."""
+    return _COMMAND_SHAPE.match(text.strip()) is not None and custom_command_of(text) is None
 
 
 def find_command(name: str) -> SlashCommand | None:
@@ -253,6 +283,21 @@ async def run_command(app: CommandHost, text: str) -> bool:
     return True
 
 
+def custom_command_of(text: str) -> CustomCommand | None:
+    """The custom command or skill a `/name args` prompt names (a built-in of that name wins)."""
+    from ..core.commands.expansion import parse_slash
+
+    parsed = parse_slash(text)
+    if parsed is None or find_command(parsed[0]) is not None:
+        return None
+    return load_commands(Path.cwd()).get(parsed[0])
+
+
+def custom_usages() -> dict[str, str]:
+    """`/name <hint>` → "description (project)", for /help and the palette."""
+    return {f"/{c.name} {c.argument_hint}".rstrip(): c.listed_description for c in load_commands(Path.cwd()).values()}
+
+
 class SlashCommandsProvider(Provider):
     """The slash commands in the command palette (run without arguments)."""
 
@@ -262,10 +307,18 @@ class SlashCommandsProvider(Provider):
             score = matcher.match(command.usage)
             if score > 0:
                 yield Hit(score, matcher.highlight(command.usage), self._runner(command), help=command.help)
+        for usage, text in custom_usages().items():
+            if (score := matcher.match(usage)) > 0:
+                yield Hit(score, matcher.highlight(usage), partial(self._send, usage.split()[0]), help=text)
 
     async def discover(self) -> Hits:
         for command in COMMANDS:
             yield DiscoveryHit(command.usage, self._runner(command), help=command.help)
+        for usage, text in custom_usages().items():  # custom commands and skills: sent as a prompt
+            yield DiscoveryHit(usage, partial(self._send, usage.split()[0]), help=text)
+
+    async def _send(self, text: str) -> None:
+        cast(CommandHost, self.app).submit(text)
 
     def _runner(self, command: SlashCommand) -> Callable[[], Awaitable[bool]]:
         # Only hosts register this provider (their COMMANDS), so the palette's app is one.

@@ -26,6 +26,7 @@ class ActiveMention:
 
     start: int
     part: str
+    slash: bool = False  # a `/name` at the prompt's start: slash commands, not files
 
 
 def active_mention(line_before_cursor: str) -> ActiveMention | None:
@@ -105,3 +106,24 @@ class FileIndex:
 def _subsequence(needle: str, hay: str) -> bool:
     it = iter(hay)
     return all(ch in it for ch in needle)
+
+
+# ----- /-completion: the slash commands, built-in then custom (core/commands), with their help --------
+_ACTIVE_SLASH = re.compile(r"^/(?P<part>[\w:.-]*)$")
+
+
+def active_slash(first_line_before_cursor: str) -> ActiveMention | None:
+    m = _ACTIVE_SLASH.match(first_line_before_cursor)
+    return ActiveMention(0, m["part"], slash=True) if m else None
+
+
+def slash_options(part: str) -> list[tuple[str, str]]:
+    """(`/name`, "usage  description") of the commands whose name has `part` in order, names first."""
+    from .commands import COMMANDS, custom_usages
+
+    entries = [(f"/{c.name}", c.usage, c.help) for c in COMMANDS]
+    entries += [(usage.split()[0], usage, text) for usage, text in custom_usages().items()]
+    low = part.lower()
+    hits = [e for e in entries if _subsequence(low, e[0][1:].lower())]
+    hits.sort(key=lambda e: not e[0][1:].lower().startswith(low))
+    return [(name, f"{usage}  {text}") for name, usage, text in hits[:MAX_SHOWN]]

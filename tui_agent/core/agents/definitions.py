@@ -75,11 +75,18 @@ class AgentDefinition(BaseModel):
     """Where it was defined: `built-in` or the file's path."""
     read_only: bool = False
     """Explore and Plan: only read-only tools, MCP ones included (a server's `readOnlyHint`)."""
+    skills: list[str] = Field(default_factory=list)
+    """Skills preloaded into its context at start (core/skills `preloaded_skills`)."""
 
     @field_validator("tools", mode="before")
     @classmethod
     def _tools(cls, value: Any) -> list[str] | None:
         return _names(value)
+
+    @field_validator("skills", mode="before")
+    @classmethod
+    def _skills(cls, value: Any) -> list[str]:
+        return _names(value) or []
 
     @field_validator("disallowed_tools", mode="before")
     @classmethod

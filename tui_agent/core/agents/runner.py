@@ -23,6 +23,7 @@ from ..abort import AbortSignal
 from ..hook_points import subagent_start
 from ..events import Event, SubagentEvent, SubagentFinished, SubagentStarted, ToolFinished, ToolQueued, ToolStarted, UsageUpdated
 from ..permission_types import AskHandler, PermissionAnswer, PermissionRequest
+from ..skills import preloaded_skills
 from .definitions import AgentCatalog, AgentDefinition, resolve_model
 from .sidechain import SidechainSession
 
@@ -160,7 +161,8 @@ class SubagentHost:
         client = parent.model if model_name == parent.model.config.model else SharedModelClient(parent.model, model_name)
         options = LoopOptions(
             max_turns=definition.max_turns or parent.options.max_turns,
-            system_prompt=(definition.system_prompt or "You are a helpful subagent.") + environment_note(parent.workspace.root),
+            system_prompt=(definition.system_prompt or "You are a helpful subagent.") + environment_note(parent.workspace.root)
+            + preloaded_skills(definition.skills, parent.workspace.root),  # the definition's `skills:`
             max_concurrency=parent.options.max_concurrency,
             message_budget=parent.options.message_budget,
         )

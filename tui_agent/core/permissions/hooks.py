@@ -1,8 +1,11 @@
 """Command hooks from settings files: what one is (`HookSpec`), which calls its matcher covers, and how
 one command runs. Firing events and reading their answers is core/hook_events.py's job.
 
-A hook gets its input as JSON on stdin; each runs in its own process group so a timeout kills its children
-too. A launch failure or a timeout is reported and decides nothing.
+A hook gets its input as JSON on stdin; each runs in its own process group so a timeout (its `timeout` in
+seconds, Claude Code's default 60) kills its children too. A launch failure or a timeout is reported, naming
+the hook, and decides nothing. Claude Code's two forms: `command` alone runs through the shell; with `args`
+(exec form) `command` is the program, run directly with those arguments, no shell, `${CLAUDE_PROJECT_DIR}`
+substituted in each one as plain text.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shlex
 import signal
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +33,12 @@ class HookSpec:
     timeout: float
     source: str  # the settings file it came from
     event: str = "PreToolUse"  # any event of core/hook_events.HOOK_EVENTS
+    args: tuple[str, ...] | None = None  # exec form: `command` is the program, these its arguments (no shell)
+
+    @property
+    def shown(self) -> str:
+        """The command as notices and the lanes name it."""
+        return self.command if self.args is None else shlex.join([self.command, *self.args])
 
     def applies_to(self, tool_name: str) -> bool:
         return matcher_applies(self.matcher, tool_name)
@@ -57,17 +67,15 @@ class HookOutcome:
 async def run_hook_command(hook: HookSpec, payload: bytes, cwd: Path, env: dict[str, str], on_notice: NoticeFn) -> tuple[int, str, str] | None:
     """(exit code, stdout, stripped stderr) of one hook command fed `payload`; None (reported) when it
     could not start or timed out."""
-    label = f"{hook.event} hook `{hook.command}` ({hook.source})"
+    label = f"{hook.event} hook `{hook.shown}` ({hook.source})"
+    pipes: dict[str, Any] = {"stdin": asyncio.subprocess.PIPE, "stdout": asyncio.subprocess.PIPE, "stderr": asyncio.subprocess.PIPE,
+                             "cwd": cwd, "env": env, "start_new_session": True}
     try:
-        proc = await asyncio.create_subprocess_shell(
-            hook.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-        )
+        if hook.args is None:
+            proc = await asyncio.create_subprocess_shell(hook.command, **pipes)
+        else:
+            program, *args = (_placeholders(part, env) for part in (hook.command, *hook.args))
+            proc = await asyncio.create_subprocess_exec(program, *args, **pipes)
     except OSError as exc:
         on_notice("error", f"{label} could not start: {exc}")
         return None
@@ -82,6 +90,11 @@ async def run_hook_command(hook: HookSpec, payload: bytes, cwd: Path, env: dict[
         _kill_group(proc)
         raise
     return proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace").strip()
+
+
+def _placeholders(part: str, env: dict[str, str]) -> str:
+    """Exec form: `${CLAUDE_PROJECT_DIR}` replaced as plain text (quotes, `$` or backquotes in it stay inert)."""
+    return part.replace("${CLAUDE_PROJECT_DIR}", env.get("CLAUDE_PROJECT_DIR", ""))
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:

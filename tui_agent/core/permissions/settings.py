@@ -44,6 +44,7 @@ class _HookCommandModel(BaseModel):
     model_config = ConfigDict(extra="allow")
     type: str
     command: str = Field(min_length=1)
+    args: list[str] | None = None  # Claude Code's exec form (core/permissions/hooks.py)
     timeout: float | None = Field(default=None, gt=0)
 
 
@@ -187,7 +188,8 @@ def load_settings_file(source: SettingsSource, *, cwd: Path, home: Path) -> File
                     result.problems.append(f"{name}: ignored a {event} hook of type {hook.type!r} (only 'command' is supported)")
                     continue
                 timeout = hook.timeout or DEFAULT_HOOK_TIMEOUT
-                result.hooks.append(HookSpec(group.matcher, hook.command, timeout, name, event))
+                result.hooks.append(HookSpec(group.matcher, hook.command, timeout, name, event,
+                                             None if hook.args is None else tuple(hook.args)))
     return result
 
 

@@ -151,7 +151,7 @@ class McpServersScreen(ModalScreen[None]):
         servers.clear_options()
         statuses = self.manager.statuses()
         if not statuses:
-            servers.add_option(Option(Text("No MCP servers configured. Add them to .mcp.json (see README: MCP servers).", style="dim"), disabled=True))
+            servers.add_option(Option(Text("No MCP servers configured. Add them to .mcp.json (see docs/mcp.md).", style="dim"), disabled=True))
         for s in statuses:
             servers.add_option(Option(Text(describe_status(s)), id=s.name))
         if statuses:

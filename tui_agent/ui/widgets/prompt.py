@@ -22,7 +22,7 @@ from textual.strip import Strip
 from textual.widgets import OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ..prompt_completion import FileIndex, active_mention, mention_text
+from ..prompt_completion import FileIndex, active_mention, active_slash, mention_text, slash_options
 from .styled_lines import ContentKeyedStylesCache
 
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
@@ -178,9 +178,12 @@ class PromptInput(TextArea):
             if key in ("up", "down"):
                 self.completions.action_cursor_up() if key == "up" else self.completions.action_cursor_down()
                 return True
-            if key in ("tab", "enter"):
+            slash = key == "enter" and getattr(self._mention_at_cursor(), "slash", False)
+            if key in ("tab", "enter") and not slash:  # Enter on `/name` sends it, as typed
                 self._accept_completion()
                 return True
+            if slash:
+                self._close_completions()
         if key == "enter":
             self._submit()
             return True
@@ -307,9 +310,19 @@ class PromptInput(TextArea):
 
     def _mention_at_cursor(self) -> Any:
         row, col = self.cursor_location
-        return active_mention(self.document.get_line(row)[:col])
+        line = self.document.get_line(row)[:col]
+        return active_mention(line) or (active_slash(line) if row == 0 else None)  # `/name`: commands
 
     async def _complete(self, part: str, *, refresh: bool) -> None:
+        mention = self._mention_at_cursor()
+        if mention is not None and mention.slash:
+            options = slash_options(part)
+            self.completions.clear_options()
+            self.completions.add_options([Option(label, id=name) for name, label in options])
+            self.completions.display = bool(options)
+            if options:
+                self.completions.highlighted = 0
+            return
         if self._index is None:
             self._index = FileIndex(self.root)
         if refresh or not self._index.paths:
@@ -330,7 +343,8 @@ class PromptInput(TextArea):
         if option is None or mention is None:
             return
         row, col = self.cursor_location
-        self.replace(mention_text(str(option.prompt)), (row, mention.start), (row, col))
+        text = f"{option.id} " if mention.slash else mention_text(str(option.prompt))
+        self.replace(text, (row, mention.start), (row, col))
 
     def _close_completions(self) -> None:
         self._mention_open = False
