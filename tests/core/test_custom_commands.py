@@ -31,6 +31,7 @@ def test_folders_namespace_the_name_and_the_project_wins(tmp_path: Path) -> None
     assert list(found) == ["frontend:component", "greet", "mine"]  # Claude Code's order: by path
     assert found["greet"].description == "Greet someone" and found["greet"].scope == "project"
     assert found["mine"].allowed_tools == ("Bash(git status:*)", "Read") and found["mine"].model == "haiku"
+    assert found["mine"].problems == ("/mine: `model: haiku` is not applied yet; the session's model answers.",)
     # As Claude Code 2.1.197's initialize answer lists them: "(project)" after the description.
     assert commands_info(work, home)[:2] == [
         {"name": "frontend:component", "description": "Make a component $ARGUMENTS (project)", "argumentHint": ""},

@@ -113,7 +113,11 @@ def parse_command(path: Path, name: str, scope: Scope, kind: Literal["command", 
         allowed_tools=_tools(meta.get("allowed-tools")),
         model=str(meta["model"]) if meta.get("model") else None,
         disable_model_invocation=bool(meta.get("disable-model-invocation", False)),
-        problems=(f"{path}: {problem}",) if problem else (),
+        problems=(
+            *((f"{path}: {problem}",) if problem else ()),
+            # named where it is used, not ignored silently
+            *((f"/{name}: `model: {meta['model']}` is not applied yet; the session's model answers.",) if meta.get("model") else ()),
+        ),
     )
 
 
