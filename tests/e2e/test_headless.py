@@ -168,7 +168,7 @@ class TestBadInput:
         proc = run_cli(["-p", "what is here?", "--demo", "--output-format", "json"], env, work)
         result = json.loads(proc.stdout)
         assert result["subtype"] == "success" and "demo model" in result["result"]
-        assert "Files" in result["result"] and result["total_cost_usd"] is None
+        assert "Files" in result["result"] and result["total_cost_usd"] == 0  # no API: nothing to pay, not "unknown"
         # The demo's one non-read-only command is denied headless, and says so.
         assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
 

@@ -289,6 +289,7 @@ EFFECTS: dict[str, Check] = {  # in an order that gives each its case: /init mak
     "rename": warned,
     "memory": shows("No memory files were read"),
     "output-style": shows("Output styles"),
+    "export": shows("Conversation exported to:"),
     "init": initialised,
     "compact": compacted,
     "clear": cleared,

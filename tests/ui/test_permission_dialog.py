@@ -77,7 +77,8 @@ WORDS_OPEN = "<the words field is open>"
         (["4"], PermissionAnswer("deny")),
         (["n"], PermissionAnswer("deny")),
         (["escape"], PermissionAnswer("deny")),
-        (["down", "down", "enter"], PermissionAnswer("allow_session", rule="Bash(npm run test *)")),
+        (["down", "enter"], PermissionAnswer("allow_session", rule="Bash(npm run test *)")),
+        (["down", "down", "enter"], PermissionAnswer("allow_always", rule="Bash(npm run test *)")),
         (["up", "up", "enter"], PermissionAnswer("deny")),
         (["5", WORDS_OPEN, *keys_for("use yarn"), "enter"], PermissionAnswer("deny", words="use yarn")),
     ],
@@ -208,18 +209,92 @@ async def test_keys_typed_before_the_dialog_opens_answer_nothing() -> None:
         assert prompt.value == "hiy1y12n"
 
 
-async def test_enter_does_not_approve_a_shell_command() -> None:
+def shown(dialog: PermissionScreen, part: str) -> str:
+    return str(dialog.query_one(f"#{part}").render())
+
+
+@pytest.mark.parametrize(
+    "req",
+    [request(command="rm -rf build"), request("Write", input={"file_path": "a.txt"}, diff="+hello", suggestions=("Edit(./**)",))],
+    ids=["shell", "write"],
+)
+async def test_the_first_choice_is_highlighted_when_the_dialog_opens(req: Any) -> None:
+    app = Harness(SimplePolicy())
+    async with app.run_test() as pilot:
+        await ask_all(app, req)
+        dialog = await next_dialog(app, pilot)
+        assert dialog.highlighted == "once"
+        assert shown(dialog, "choice-once").startswith("❯ 1 y")
+        assert dialog.query_one("#choice-once").has_class("-highlight")
+
+
+async def test_enter_does_not_approve_a_shell_command_and_says_so() -> None:
     app = Harness(SimplePolicy())
     async with app.run_test() as pilot:
         [task] = await ask_all(app, request(command="rm -rf build"))
         dialog = await next_dialog(app, pilot)
         app.clock.advance(GUARD_PASSED)
+        notice = dialog.query_one("#notice")
+        assert not notice.display
         await pilot.press("enter")
-        await pilot.pause(0.05)
-        assert not task.done() and dialog.highlighted is None
-        await pilot.press("down", "enter")  # moved to "allow once" on purpose
+        await until(pilot, lambda: notice.display)
+        assert shown(dialog, "notice") == "enter alone never approves a shell command — press 1 or y to allow it"
+        assert not task.done() and app.screen is dialog and dialog.highlighted == "once"
+        await pilot.press("down")  # any key that acts clears the notice
+        await until(pilot, lambda: not notice.display)
+        await pilot.press("up", "enter")  # moved back to "allow once" on purpose
         await until(pilot, task.done)
         assert task.result() == PermissionAnswer("allow_once")
+
+
+async def test_enter_after_moving_to_no_denies_a_shell_command() -> None:
+    """After the notice, ↑↓ to "No" and Enter answers: only an approval needs a deliberate key."""
+    app = Harness(SimplePolicy())
+    async with app.run_test() as pilot:
+        [task] = await ask_all(app, request(command="rm -rf build"))
+        await next_dialog(app, pilot)
+        app.clock.advance(GUARD_PASSED)
+        await pilot.press("enter", "up", "up", "enter")
+        await until(pilot, task.done)
+        assert task.result() == PermissionAnswer("deny")
+
+
+@pytest.mark.parametrize(
+    "suggestions, expected",
+    [
+        (("Bash(npm run test *)",), "only one rule is offered for this call: Bash(npm run test *)"),
+        ((), "no rule is offered for this call: it can only be allowed once"),
+    ],
+    ids=["one rule", "no rule"],
+)
+async def test_r_with_nothing_to_switch_says_so(suggestions: tuple[str, ...], expected: str) -> None:
+    app = Harness(SimplePolicy())
+    async with app.run_test() as pilot:
+        [task] = await ask_all(app, request(suggestions=suggestions))
+        dialog = await next_dialog(app, pilot)
+        app.clock.advance(GUARD_PASSED)
+        await pilot.press("r")
+        await until(pilot, lambda: dialog.query_one("#notice").display)
+        assert shown(dialog, "notice") == expected
+        assert "r/tab" not in shown(dialog, "hint")  # nothing to switch: the hint does not offer it
+        await pilot.press("tab")  # tab is the same key
+        assert shown(dialog, "notice") == expected and not task.done()
+        await pilot.press("n")
+        await until(pilot, task.done)
+        assert task.result() == PermissionAnswer("deny")
+
+
+async def test_r_with_several_rules_switches_and_clears_a_notice() -> None:
+    app = Harness(SimplePolicy())
+    async with app.run_test() as pilot:
+        await ask_all(app, request())
+        dialog = await next_dialog(app, pilot)
+        app.clock.advance(GUARD_PASSED)
+        await pilot.press("enter")
+        await until(pilot, lambda: dialog.query_one("#notice").display)
+        await pilot.press("r")
+        await until(pilot, lambda: not dialog.query_one("#notice").display)
+        assert dialog.rule == "Bash(npm run *)"
 
 
 @pytest.mark.parametrize(
@@ -282,6 +357,23 @@ async def test_the_count_follows_asks_arriving_and_withdrawn_while_open() -> Non
         await pilot.press("1")
         await until(pilot, second.done)
         assert second.result() == PermissionAnswer("allow_once")
+
+
+async def test_a_highlighted_deny_all_withdrawn_moves_the_highlight_to_words() -> None:
+    app = Harness(SimplePolicy())
+    async with app.run_test() as pilot:
+        [first, second] = await ask_all(app, request(id="a"), request(id="b"))
+        dialog = await next_dialog(app, pilot)
+        await until(pilot, lambda: count_of(dialog) == "1 of 2")
+        app.clock.advance(GUARD_PASSED)
+        await pilot.press("up")  # from "allow once" up to the last row: deny all
+        assert dialog.highlighted == "deny_all"
+        second.cancel()
+        await until(pilot, lambda: count_of(dialog) == "")
+        assert dialog.highlighted == "words" and shown(dialog, "choice-words").startswith("❯")
+        await pilot.press("enter")  # Enter still does what the highlight shows
+        await until(pilot, lambda: bool(dialog.query("#words")))
+        assert not first.done()
 
 
 async def test_deny_all_with_words_answers_every_waiting_ask() -> None:
@@ -517,7 +609,7 @@ async def test_the_built_in_edit_and_bash_tools(tmp_path: Path) -> None:
         app.clock.advance(GUARD_PASSED)
         await pilot.press("3")
         bash = await next_dialog(app, pilot, edit)
-        assert bash.request.input == {"command": "touch made.txt"} and bash.highlighted is None
+        assert bash.request.input == {"command": "touch made.txt"} and bash.highlighted == "once"
         app.clock.advance(GUARD_PASSED)
         await pilot.press("5")
         await until(pilot, lambda: bool(bash.query("#words")))
@@ -535,7 +627,7 @@ async def test_the_built_in_edit_and_bash_tools(tmp_path: Path) -> None:
 # ----- snapshots -------------------------------------------------------------------------------------------
 
 
-def _snapshot_app(*requests: Any, answer_first: bool = False) -> tuple[Harness, Any]:
+def _snapshot_app(*requests: Any, answer_first: bool = False, keys: tuple[str, ...] = ()) -> tuple[Harness, Any]:
     app = Harness(SimplePolicy(), guard=0.0)
 
     async def run_before(pilot: Any) -> None:
@@ -544,7 +636,10 @@ def _snapshot_app(*requests: Any, answer_first: bool = False) -> tuple[Harness, 
         if answer_first:
             await until(pilot, lambda: count_of(dialog) == f"1 of {len(requests)}")
             await pilot.press("1")
-            await next_dialog(app, pilot, dialog)
+            dialog = await next_dialog(app, pilot, dialog)
+        if keys:
+            await pilot.press(*keys)
+            await until(pilot, lambda: bool(dialog.notice))
         await pilot.pause()
 
     return app, run_before
@@ -553,7 +648,7 @@ def _snapshot_app(*requests: Any, answer_first: bool = False) -> tuple[Harness, 
 def test_snapshot_shell_command(snap_compare: Any) -> None:
     """You should see a dialog at the bottom titled "Bash: run this command?" showing
     `npm run test --watch` and the reason, then the choices with their keys (1 y, 2, 3, 4 n, 5), the
-    session and always choices naming Bash(npm run test *), none highlighted, and a hint line starting
+    session and always choices naming Bash(npm run test *), "allow once" highlighted (❯), and a hint line starting
     "r/tab other rule (1/3)"."""
     app, run_before = _snapshot_app(request())
     assert snap_compare(app, run_before=run_before, terminal_size=(100, 28))
@@ -574,7 +669,7 @@ def test_snapshot_edit_with_diff(snap_compare: Any) -> None:
 
 def test_snapshot_second_of_three(snap_compare: Any) -> None:
     """You should see the dialog for `npm run b` with "2 of 3" in its bottom border and a sixth choice
-    "No to this and the 1 other waiting, with words…"."""
+    "No to this and the 1 other waiting, with words…", and "allow once" highlighted (❯)."""
     reqs = [
         request(id=f"r{n}", tool_use_id=f"t{n}", command=f"npm run {n}", reason="",
                 suggestions=(f"Bash(npm run {n} *)", "Bash(npm run *)", "Bash(npm *)"))
@@ -582,6 +677,13 @@ def test_snapshot_second_of_three(snap_compare: Any) -> None:
     ]
     app, run_before = _snapshot_app(*reqs, answer_first=True)
     assert snap_compare(app, run_before=run_before, terminal_size=(100, 28))
+
+
+def test_snapshot_enter_on_a_shell_command_at_80x24(snap_compare: Any) -> None:
+    """You should see the shell dialog at 80 columns, "allow once" still highlighted, and above the hint a
+    warning-coloured line "enter alone never approves a shell command — press 1 or y to allow it"."""
+    app, run_before = _snapshot_app(request(), keys=("enter",))
+    assert snap_compare(app, run_before=run_before, terminal_size=(80, 24))
 
 
 # ----- typing into an open dialog ----------------------------------------------------------------------

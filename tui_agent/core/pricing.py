@@ -34,6 +34,7 @@ PRICES: dict[str, Price] = {
     "claude-haiku-4-5": Price(1.0, 5.0),
     "claude-3-5-haiku": Price(0.8, 4.0),
     "claude-3-haiku": Price(0.25, 1.25),
+    "demo": Price(0.0, 0.0),  # the built-in demo model (providers/demo.py): no API, no cost — "$0", not "unknown"
 }
 
 

@@ -16,7 +16,7 @@ from concurrent.futures import Future  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import TYPE_CHECKING, Any, Callable  # noqa: E402
 
-from textual import on  # noqa: E402
+from textual import events, on  # noqa: E402
 from textual.app import App, ComposeResult  # noqa: E402
 from textual.binding import Binding  # noqa: E402
 from textual.screen import ModalScreen  # noqa: E402
@@ -66,7 +66,9 @@ def _slash_commands_provider() -> Any:
 
 class TuiAgentApp(App[int]):
     TITLE = "tui-agent"
-    COMMANDS = App.COMMANDS | {_slash_commands_provider}
+    # Only ours: Textual's system commands (Keys, Maximize, Screenshot, Theme, "Quit the application as soon as
+    # possible") are not tui-agent's, and /exit, /help already say what they would.
+    COMMANDS = {_slash_commands_provider}
     CSS_PATH = [STYLES_DIR / name for name in STYLE_FILES]
     BINDINGS = [
         Binding("escape", "escape", "interrupt", priority=True, show=False),
@@ -75,6 +77,7 @@ class TuiAgentApp(App[int]):
         Binding("ctrl+t", "toggle_lanes", "tools panel", priority=True, show=False),
         Binding("shift+tab", "cycle_mode", "permission mode", priority=True, show=False),
         Binding("alt+t", "toggle_thinking", "thinking", priority=True, show=False),
+        Binding("ctrl+f", "find", "find", priority=True, show=False),
     ]
 
     def __init__(
@@ -200,6 +203,11 @@ class TuiAgentApp(App[int]):
     def on_app_blur(self) -> None:
         self.notifier.set_focus(False)
 
+    def on_text_selected(self, event: events.TextSelected) -> None:
+        from .selection import copy_selection
+
+        copy_selection(self)  # a mouse selection is copied when the button is released (OSC 52)
+
     def on_resize(self) -> None:
         # Short terminals keep room for the conversation: fewer lane rows.
         self.lanes.max_rows = max(2, min(10, (self.size.height - 12) // 2))
@@ -236,6 +244,8 @@ class TuiAgentApp(App[int]):
     def submit(self, text: str) -> None:
         """Send a prompt now, queue it while a run is going, or run it as a slash command."""
         from .commands import is_command_text
+
+        self.transcript.follow()  # what it shows next must be in view, wherever the user had scrolled
 
         if is_command_text(text):
             self.run_worker(self._run_command(text), exclusive=False, exit_on_error=False)
@@ -336,6 +346,10 @@ class TuiAgentApp(App[int]):
 
     def action_escape(self) -> None:
         """Close the topmost layer: an expanded cell, else stop the run, else back to the prompt."""
+        from .find import close_find
+
+        if close_find(self):  # the find bar (ui/find.py)
+            return
         if self.focused is self.transcript and self.transcript.collapse_selected():
             return
         if self.focused is self.prompt and self.prompt.close_layer():
@@ -418,6 +432,11 @@ class TuiAgentApp(App[int]):
         from .commands import cycle_mode
 
         cycle_mode(self)
+
+    def action_find(self) -> None:
+        from .find import open_find
+
+        open_find(self)
 
     def action_toggle_thinking(self) -> None:
         toggle_thinking(self)

@@ -160,6 +160,12 @@ async def _sandbox(app: CommandHost, arg: str) -> None:
     await sandbox_command(app, arg)
 
 
+async def _export(app: CommandHost, arg: str) -> None:
+    from .export import export_command
+
+    await export_command(app, arg)
+
+
 async def _agents(app: CommandHost, arg: str) -> None:
     from ..core.agents.definitions import describe_catalog
 
@@ -249,6 +255,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("memory", "/memory [N|project|user]", "the memory files read; open one in $EDITOR", _memory),
     SlashCommand("init", "/init", "ask the agent to write or improve CLAUDE.md", _init),
     SlashCommand("output-style", "/output-style [name]", "list the output styles, or switch to one (kept in .claude/settings.local.json)", _output_style),
+    SlashCommand("export", "/export [file]", "write the conversation as Markdown (a dated name without a file)", _export),
     SlashCommand("quit", "/quit", "leave tui-agent", _quit, aliases=("exit",)),
 )
 

@@ -57,6 +57,7 @@ def run_in_terminal(app: "TuiAgentApp") -> int:
     app.run()
     exit_if_signalled(app)  # the terminal closed, or SIGTERM: the session is saved, nothing more to do
     report_start_error(app)
+    say_how_to_resume(app)
     return app.return_code or 0
 
 
@@ -81,6 +82,16 @@ def report_start_error(app: "TuiAgentApp") -> None:
     """After the app has left the terminal: say why it could not start, on stderr."""
     if app.start_error:
         sys.stderr.write(app.start_error + "\n")
+
+
+def say_how_to_resume(app: "TuiAgentApp") -> None:
+    """Claude Code's parting lines, once the app has left the terminal: the command that resumes this session
+    (only for a session with a conversation to resume)."""
+    agent = getattr(app, "agent", None)
+    if app.start_error or agent is None or not agent.history:
+        return
+    sys.stdout.write(f"Resume this session with:\ntui-agent --resume {agent.session.id}\n")
+    sys.stdout.flush()
 
 
 def build_agent(app: "TuiAgentApp") -> None:

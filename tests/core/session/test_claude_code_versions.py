@@ -36,6 +36,14 @@ CORPUS = {
     "claude_code_compacted.jsonl": ("", True, "claude-sonnet-4-6", "default"),
 }
 
+# A compacted session's title in the listing: its very first prompt, from before the compaction (never the summary).
+TITLE_OF_COMPACTED = {
+    "claude_code_1.0.30_compact_summary_root_and_sidechain.jsonl": "now list the files in that folder",  # the file starts at the summary
+    "claude_code_1.0.128_compact_boundary_only.jsonl": "what does the Makefile's release target do?",
+    "claude_code_2.1.100_compacted_then_local_commands.jsonl": "summarise the repository layout",
+    "claude_code_compacted.jsonl": "read the file",
+}
+
 
 def prompts(conv) -> list[str]:
     """The user's prompts as the history keeps them (what the listing and the screen show as typed)."""
@@ -108,7 +116,9 @@ class TestEveryVersionResumes:
         session_id = install(work, name)
         [info] = list_sessions(work)
         assert info.session_id == session_id and info.source == "claude-code" and info.message_count > 0
-        assert info.first_prompt == CORPUS[name][0]  # never a compaction's summary
+        first, compacted, _, _ = CORPUS[name]
+        assert info.first_prompt == (TITLE_OF_COMPACTED[name] if compacted else first)  # never a compaction's summary
+        assert not info.title.startswith("This session is being continued")
 
 
 class TestProgressLines:

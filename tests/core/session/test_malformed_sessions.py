@@ -110,6 +110,18 @@ class TestEveryFieldOfEveryLineWithTheWrongType:
 
 
 class TestRandomDamage:
+    def test_a_null_uuid_does_not_pull_uuid_less_lines_into_the_chain(self, tmp_path):
+        """Found by the test below: one chain line's uuid damaged to null made every line without a uuid (the
+        title, the queue operations) look like a chain line, and reading it failed with KeyError."""
+        lines = lines_of("claude_code_tool_turn.jsonl")
+        attachment = next(i for i, line in enumerate(lines) if line.get("type") == "attachment")
+        lines[attachment]["uuid"] = None  # a line type that belongs to the chain
+        lines[attachment - 1]["type"] = None
+        path = tmp_path / "0f0e0d0c-0b0a-4909-8807-060504030201.jsonl"
+        path.write_text("".join(json.dumps(l) + "\n" for l in lines))
+        assert_sendable(load(path))
+        describe(path, "claude-code")
+
     @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(name=st.sampled_from(CORPUS), hits=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 10_000), st.sampled_from(WRONG)), min_size=1, max_size=6),
            drop=st.lists(st.integers(0, 10_000), max_size=3))

@@ -142,6 +142,17 @@ class TestCrashRepair:
         assert info.ended_mid_turn and info.first_prompt == "first" and info.message_count == 3
 
 
+async def test_a_compacted_session_keeps_the_users_first_prompt_as_its_title(make_harness):
+    """After /compact the history starts at the summary: the picker still names the session by the user's words."""
+    h = make_harness([Reply([Text("one")]), Reply([Text("<summary>what happened</summary>")])], tools=sample_tools())
+    await h.agent.run("release prep for the next version")
+    finished = await h.agent.compact("")
+    assert finished.outcome == "compacted", finished.detail
+    [info] = list_sessions(h.agent.workspace.root)
+    assert info.title == "release prep for the next version"
+    assert "continued from a previous conversation" not in info.title
+
+
 class TestClaudeCodeSessions:
     def _install(self, work: Path, name: str = "claude_code_tool_turn.jsonl") -> str:
         text = (FIXTURES / name).read_text().replace("/home/user/project", str(work))
@@ -175,6 +186,13 @@ class TestClaudeCodeSessions:
         assert sources[cc_id] == "claude-code" and sources[h1.agent.session.id] == "tui-agent"
         cc = next(i for i in infos if i.source == "claude-code")
         assert cc.first_prompt == "read the file" and cc.branch == "master"
+
+    def test_a_compacted_claude_code_session_is_titled_by_its_first_prompt_not_its_summary(self, tmp_path):
+        work = tmp_path / "work"
+        work.mkdir(exist_ok=True)
+        cc_id = self._install(work, "claude_code_compacted.jsonl")
+        [info] = [i for i in list_sessions(work) if i.session_id == cc_id]
+        assert info.first_prompt == "read the file" and info.title == "read the file"
 
     async def test_a_compacted_claude_code_session_resumes_from_its_summary(self, make_harness, tmp_path):
         work = tmp_path / "work"

@@ -38,8 +38,10 @@ def is_boundary(line: dict[str, Any]) -> bool:
 
 def conversation_chain(lines: list[dict[str, Any]]) -> Chain:
     """The main conversation's lines in order (see the module's docstring)."""
-    by_uuid = {l["uuid"]: l for l in lines if "uuid" in l and l["type"] in CHAIN_TYPES}
-    around = {l["uuid"]: l.get("parentUuid") for l in lines if "uuid" in l and l["type"] not in CHAIN_TYPES}
+    # Only lines with a real uuid: a damaged line's `"uuid": null` must not make every uuid-less line (a title,
+    # a queue operation) look like part of the chain.
+    by_uuid = {l["uuid"]: l for l in lines if isinstance(l.get("uuid"), str) and l["type"] in CHAIN_TYPES}
+    around = {l["uuid"]: l.get("parentUuid") for l in lines if isinstance(l.get("uuid"), str) and l["type"] not in CHAIN_TYPES}
     main = [l for l in lines if l.get("uuid") in by_uuid and not l.get("isSidechain")]
     position = {id(l): i for i, l in enumerate(main)}
     leaf = next((l for l in reversed(main) if l["type"] in LEAF_TYPES), None)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterator, Literal
 
 from .paths import claude_projects_root, project_slug, sessions_root
-from .reader import COMPACT_SUMMARY_PREFIX, Conversation, content_blocks, load
+from .reader import COMPACT_SUMMARY_PREFIX, Conversation, content_blocks, load, read_lines
 
 Source = Literal["tui-agent", "claude-code"]
 
@@ -46,8 +46,10 @@ class SessionInfo:
     def of(cls, conv: Conversation, path: Path, source: Source, modified: float, size: int) -> SessionInfo:
         """The row for a conversation read from `path`."""
         first = next((m for m, hidden in zip(conv.history, conv.hidden) if m["role"] == "user" and not hidden and _text(m)), None)
+        # A compacted session's history starts at its summary: its title is still its very first prompt.
+        words = (_first_prompt_in_file(path) if conv.compacted else "") or (_text(first) if first else "")
         return cls(conv.session_id or path.stem, path, source, modified, size, name=conv.name,
-                   first_prompt=_text(first).strip().splitlines()[0][:200] if first else "", branch=conv.branch,
+                   first_prompt=words.strip().splitlines()[0][:200] if words.strip() else "", branch=conv.branch,
                    message_count=len(conv.history), ended_mid_turn=conv.ended_mid_turn, cwd=conv.cwd, unreadable=conv.unreadable)
 
 
@@ -87,6 +89,25 @@ def describe(path: Path, source: Source, conv: Conversation | None = None) -> Se
     info = SessionInfo.of(conv or load(path), path, source, stat.st_mtime, stat.st_size)
     _described[key] = info
     return info
+
+
+def _first_prompt_in_file(path: Path) -> str:
+    """The user's first prompt in the file, in file order (before any compaction), never a summary; lines
+    of any shape (a damaged file) are passed over."""
+    try:
+        lines, _ = read_lines(path)
+    except OSError:
+        return ""
+    for line in lines:
+        if line.get("type") != "user" or line.get("isMeta") or line.get("isCompactSummary") or line.get("isSidechain"):
+            continue
+        try:
+            words = _text(line["message"])
+        except (KeyError, TypeError, AttributeError):
+            continue
+        if words.strip():
+            return words
+    return ""
 
 
 def _text(message: dict | None) -> str:

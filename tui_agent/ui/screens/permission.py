@@ -2,7 +2,9 @@
 
 The dialog is built to be hard to answer by accident: for its first moments (`guard` seconds) every
 answer key is ignored and the choices are dimmed; nothing is focused, so no text field catches typing;
-and for a shell command that changes things nothing is highlighted, so Enter alone answers nothing.
+and for a shell command that changes things Enter alone approves nothing: the first choice is highlighted
+(as in every list) but Enter only acts once ↑↓ moved the highlight on purpose; before that it says so.
+Every key answers something: a key that cannot act (Enter there, `r` with one rule) says why in the dialog.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ ChoiceName = Literal["once", "session", "always", "deny", "words", "deny_all"]
 LOCAL_SETTINGS = ".claude/settings.local.json"
 CHOICE_ORDER: tuple[ChoiceName, ...] = ("once", "session", "always", "deny", "words", "deny_all")
 ANSWER_KEYS: dict[str, ChoiceName] = {"1": "once", "y": "once", "2": "session", "3": "always", "4": "deny", "n": "deny", "5": "words", "6": "deny_all"}
+ENTER_NEVER_APPROVES = "enter alone never approves a shell command — press 1 or y to allow it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +137,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
     PermissionScreen .-guarded .choice {
         color: $text-disabled;
     }
-    PermissionScreen .choice.-hidden {
+    PermissionScreen .choice.-hidden, PermissionScreen #notice.-hidden {
         display: none;
     }
     PermissionScreen #words {
@@ -142,6 +145,10 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
     }
     PermissionScreen #hint {
         color: $text-muted;
+        margin: 1 0 0 0;
+    }
+    PermissionScreen #notice {
+        color: $text-warning;
         margin: 1 0 0 0;
     }
     """
@@ -190,9 +197,12 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         self._words_for: ChoiceName | None = None  # which words choice the input is open for
         self._guard_timer: Timer | None = None
         self._answered = False
-        # A shell command that changes things starts with nothing highlighted: Enter alone must not run it.
-        risky_shell = request.tool_name in SHELL_TOOLS and not request.read_only
-        self.highlighted: ChoiceName | None = None if risky_shell else "once"
+        # A shell command that changes things: Enter alone must not run it, only after ↑↓ chose on purpose.
+        self._enter_needs_move = request.tool_name in SHELL_TOOLS and not request.read_only
+        self._moved = False
+        self.highlighted: ChoiceName | None = "once"
+        self.notice = ""
+        """Why the last key did nothing, shown above the hint until the next key acts."""
 
     # ----- what is shown --------------------------------------------------------------------
     @property
@@ -249,6 +259,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
             with Vertical(id="choices"):
                 for name in CHOICE_ORDER:
                     yield Static(id=f"choice-{name}", classes="choice")
+            yield Static(id="notice", classes="-hidden")
             yield Static(id="hint")
 
     def on_mount(self) -> None:
@@ -274,7 +285,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
         """Live update of "n of m" as more asks arrive (or are withdrawn) while this one is shown."""
         self._position, self._total = position, total
         if self.highlighted == "deny_all" and not self.others_waiting:
-            self.highlighted = None
+            self.highlighted = "words"  # the row above it: never an approval the user did not point at
         if self.is_mounted:
             self._render_state()
 
@@ -292,7 +303,14 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
             if choice is not None:
                 marker = "❯" if name == self.highlighted else " "
                 row.update(Content(f"{marker} {choice.keys:<5}{choice.label}"))
+        notice = self.query_one("#notice", Static)
+        notice.set_class(not self.notice, "-hidden")
+        notice.update(Content(self.notice))
         self.query_one("#hint", Static).update(Content(self._hint(guarded)))
+
+    def _say(self, notice: str) -> None:
+        self.notice = notice
+        self._render_state()
 
     def _hint(self, guarded: bool) -> str:
         self._typing_shown = self.typing.typing
@@ -371,8 +389,12 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
             self.dismiss(answer)
 
     def action_choose_highlighted(self) -> None:
-        if self.highlighted is not None:
-            self.action_choose(self.highlighted)
+        if self.highlighted is None or self._guarded():
+            return
+        if self._enter_needs_move and not self._moved and self.highlighted in ("once", "session", "always"):
+            self._say(ENTER_NEVER_APPROVES)
+            return
+        self.action_choose(self.highlighted)
 
     def action_move(self, step: int) -> None:
         if self._guarded():
@@ -382,12 +404,20 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
             self.highlighted = names[(names.index(self.highlighted) + step) % len(names)]
         else:
             self.highlighted = names[0] if step > 0 else names[-1]
-        self._render_state()
+        self._moved = True
+        self._say("")
 
     def action_cycle_rule(self) -> None:
-        if self._rule_choices and not self._guarded():
-            self._rule_index = (self._rule_index + 1) % len(self._rule_choices)
-            self._render_state()
+        if self._guarded():
+            return
+        choices = self._rule_choices
+        if len(choices) > 1:
+            self._rule_index = (self._rule_index + 1) % len(choices)
+            self._say("")
+        elif self.rule_label is not None:
+            self._say(f"only one rule is offered for this call: {visible_line(self.rule_label)}")
+        else:
+            self._say("no rule is offered for this call: it can only be allowed once")
 
     def action_scroll_body(self, direction: int) -> None:
         body = self.query_one("#body", VerticalScroll)
@@ -402,6 +432,7 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
     # ----- deny with words --------------------------------------------------------------------
     def _open_words(self, name: ChoiceName) -> None:
         self._words_for = name
+        self.notice = ""
         placeholder = "What should the model do instead? (sent to it word for word)"
         words = Input(placeholder=placeholder, id="words")
         self.query_one("#dialog").mount(words, before=self.query_one("#hint"))

@@ -14,12 +14,14 @@ from typing import Callable
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
+from ..type_to_prompt import hand_key_to_prompt
 from .agent_lanes import agent_row_parts, hidden_rows, lane_rows
 from .lane_row import MARK, RowParts, lane_row
 from .role_styles import RoleStyleCache
@@ -106,6 +108,9 @@ class LanePanel(Widget, can_focus=True):
     def action_cancel_selected(self) -> None:
         if self.selected_id is not None:
             self.post_message(self.CancelRequested(self.selected_id))
+
+    def on_key(self, event: events.Key) -> None:
+        hand_key_to_prompt(self, event)  # a letter typed here goes to the prompt; x and the arrows stay here
 
     def on_focus(self) -> None:
         self.action_select(1)

@@ -26,9 +26,11 @@ from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 
+from ..type_to_prompt import hand_key_to_prompt
 from .cells import RenderContext
 from .drawings import Drawing, MarkdownDrawing
 from .role_styles import role_styles
@@ -74,6 +76,8 @@ class Transcript(ScrollView, can_focus=True):
         """Keep the end in view as lines arrive; off once the user scrolls up, on again at the end."""
         self.on_flush: Callable[[], None] | None = None
         """Called when a flush drew something: what else ticks (the status timer) joins its frame."""
+        self.highlight: Callable[[int, Strip], Strip] | None = None
+        """Marks the find bar's matches on a drawn line (ui/find.py); applied once per served line."""
 
     # ----- feeding ------------------------------------------------------------------------------
     def add(self, item: TranscriptItem, *, now: bool = False) -> None:
@@ -188,6 +192,8 @@ class Transcript(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self.flush()
+        if self.following:  # shorter (the lanes or the prompt grew): the end stays in view, with nothing new drawn
+            self.scroll_end(animate=False, immediate=self.allow_vertical_scroll, x_axis=False)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -221,6 +227,14 @@ class Transcript(ScrollView, can_focus=True):
             self._pane_style = self._pane_view = None
 
     def render_line(self, y: int) -> Strip:
+        strip = self._served_line(y)
+        if self._pane_view is None:
+            # Asked outside a paint: Textual's mouse selection reads (column, line of the conversation) from
+            # these offsets (Compositor.get_widget_and_offset_at). Painted lines go without: unchanged output.
+            return strip.apply_offsets(self.scroll_offset.x, self.scroll_offset.y + y)
+        return strip
+
+    def _served_line(self, y: int) -> Strip:
         if self._pane_view is not None:
             scroll_x, scroll_y, width, height = self._pane_view
         else:
@@ -248,11 +262,42 @@ class Transcript(ScrollView, can_focus=True):
         if position == self.selected and offset > 0 and self.has_focus:
             marker = Segment("▌", self._render_context().style("selected"))
             strip = Strip.join([Strip([marker], 1), strip.crop(1, strip.cell_length)])
+        if self.highlight is not None:
+            strip = self.highlight(line_no, strip)
+        if self.text_selection is not None:
+            from ..selection import mark_selection
+
+            strip = mark_selection(self, line_no, strip)
         served = strip.crop_extend(scroll_x, scroll_x + width, style).apply_style(style)
         if len(self._served) > 4 * max(1, height):
             self._forget_served_away_from(scroll_y)  # only lines near the view are worth keeping
         self._served[line_no] = served
         return served
+
+    def set_highlight(self, highlight: Callable[[int, Strip], Strip] | None) -> None:
+        """Highlight lines with `highlight` (None: none); the lines served so far are drawn again."""
+        self.highlight = highlight
+        self._served.clear()
+        self.refresh()
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """Textual's mouse selection: the selected text (ui/selection.py)."""
+        from ..selection import selected_text
+
+        return selected_text(self, selection)
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self._served.clear()  # drawn again with the selection marked
+        self.refresh()
+
+    def line_text(self, line_no: int) -> str:
+        """The plain text of one line of the whole conversation (draws a dropped line again)."""
+        position = self.item_at(line_no)
+        if position is None:
+            return ""
+        offset = line_no - self._starts[position]
+        drawing = self._drawings[position]
+        return drawing.line(offset).text if offset < drawing.height else ""
 
     # ----- selection ----------------------------------------------------------------------------
     def action_select(self, step: int) -> None:
@@ -267,6 +312,8 @@ class Transcript(ScrollView, can_focus=True):
                 return
             position = min(later, key=lambda i: abs(i - self.selected))  # type: ignore[operator]
         self._select(position)
+        if self.scroll_y < self.max_scroll_y:
+            self.following = False  # the user moved off the end on purpose (even if the item was in view)
 
     def _select(self, position: int | None) -> None:
         self.selected = position
@@ -286,6 +333,11 @@ class Transcript(ScrollView, can_focus=True):
         self.following = True
         self.scroll_end(animate=False, immediate=True)
 
+    def follow(self) -> None:
+        """Back to the end (the user sent something): what comes next is in view. Free when already there."""
+        if not self.following or self.scroll_y < self.max_scroll_y:
+            self.action_follow()
+
     def collapse_selected(self) -> bool:
         """ESC on an expanded item closes it. True when something was closed."""
         if self.selected is not None and self.items[self.selected].expanded:
@@ -298,6 +350,8 @@ class Transcript(ScrollView, can_focus=True):
         return position if 0 <= position < len(self.items) else None
 
     def on_click(self, event: events.Click) -> None:
+        if self.text_selection is not None:
+            return  # the end of a mouse selection, not a click on an item
         offset = event.get_content_offset(self)
         if offset is None:
             return
@@ -306,9 +360,14 @@ class Transcript(ScrollView, can_focus=True):
             self._select(position)
             self.action_toggle()
 
+    def on_key(self, event: events.Key) -> None:
+        hand_key_to_prompt(self, event)  # a letter typed here goes to the prompt; the pane keeps its own keys
+
     def on_focus(self) -> None:
         if self.selected is None:
+            following = self.following
             self.action_select(-1)  # start at the latest tool call
+            self.following = following  # showing it is not the user scrolling up: new output still follows
         self._served.clear()
         self.refresh()
 
