@@ -173,8 +173,20 @@ class TestBadInput:
         assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
 
 
+def _gone(pid: int) -> bool:
+    try:
+        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
 def _descendants_gone(pids: list[int]) -> bool:
-    return all(not psutil.pid_exists(p) or psutil.Process(p).status() == psutil.STATUS_ZOMBIE for p in pids)
+    """Every one of `pids` is gone: a SIGKILL'd process takes a moment to go on a busy machine, so this waits
+    for that state (a safety net of 30 s, never reached when the kill was sent)."""
+    deadline = time.monotonic() + 30
+    while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return all(_gone(p) for p in pids)
 
 
 # `python -m tui_agent` with a two-minute kill grace period: a run that ends well within it shows the
