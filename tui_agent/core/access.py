@@ -162,6 +162,24 @@ def read_text_head(path: Path, *, max_chars: int, max_bytes: int | None = None) 
     return TextHead(text[:max_chars], head.size, len(text) > max_chars or head.cut)
 
 
+def read_text_inside(path: Path, folder: Path, limit: int) -> str:
+    """A whole text file found in `folder` whose text goes to the model (a command, a skill, an output style).
+    Raises ValueError, saying why, for a file that links out of `folder` (a repository's file that is really
+    ~/.ssh/id_rsa is never read), is not text, or is larger than `limit` bytes; OSError when unreadable."""
+    real = path.resolve()
+    if not real.is_relative_to(folder.resolve()):
+        raise ValueError(f"it links out of {folder}")
+    try:
+        head = read_text_head(real, max_chars=limit, max_bytes=limit)
+    except TooLarge:
+        raise ValueError(f"larger than {limit} bytes") from None
+    if head is None:
+        raise ValueError("not a readable text file")
+    if head.cut:
+        raise ValueError(f"larger than {limit} bytes")
+    return head.text
+
+
 def _absolute(path: str | Path, ws: Workspace) -> Path:
     p = Path(os.path.expanduser(str(path)))
     return Path(os.path.normpath(p if p.is_absolute() else ws.root / p))

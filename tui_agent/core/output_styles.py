@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import yaml
 
-from .access import TooLarge, read_text_head
+from .access import read_text_inside
 
 __all__ = [
     "DEFAULT_STYLE", "OutputStyle", "BUILT_IN_STYLES", "load_styles", "parse_style", "find_style",
@@ -137,18 +137,8 @@ def load_styles(project_dir: Path | None, home: Path | None, problems: list[str]
             continue
         for path in files:
             try:
-                # A style's text goes to the model: a link out of its folder (a repository's style that is
-                # really ~/.ssh/id_rsa) is never read.
-                real = path.resolve()
-                if not real.is_relative_to(folder.resolve()):
-                    raise ValueError(f"it links out of {folder}")
-                head = read_text_head(real, max_chars=_MAX_FILE_BYTES, max_bytes=_MAX_FILE_BYTES)
-                if head is None:
-                    raise ValueError("not a readable text file")
-                if head.cut:
-                    raise ValueError(f"larger than {_MAX_FILE_BYTES} bytes")
-                style = parse_style(head.text, path, source)
-            except (OSError, ValueError, TooLarge) as exc:
+                style = parse_style(read_text_inside(path, folder, _MAX_FILE_BYTES), path, source)
+            except (OSError, ValueError) as exc:
                 if problems is not None:
                     problems.append(f"Output style {path}: {exc}; skipped.")
                 continue

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import yaml
 
-from ..access import TooLarge, read_text_head
+from ..access import read_text_inside
 
 Scope = Literal["project", "user"]
 MAX_COMMAND_BYTES = 1_048_576
@@ -86,16 +86,8 @@ def parse_command(path: Path, name: str, scope: Scope, kind: Literal["command", 
     """The command in `path`. `inside`: the folder it was found in; a file that links out of it (a repository's
     skill that is really ~/.ssh/id_rsa) is never read, since its body goes to the model."""
     try:
-        real = path.resolve()
-        if inside is not None and not real.is_relative_to(inside.resolve()):
-            raise ValueError(f"it links out of {inside}")
-        head = read_text_head(real, max_chars=MAX_COMMAND_BYTES, max_bytes=MAX_COMMAND_BYTES)
-        if head is None:
-            raise ValueError("not a readable text file")
-        if head.cut:
-            raise ValueError(f"larger than {MAX_COMMAND_BYTES} bytes")
-        text = head.text
-    except (OSError, ValueError, TooLarge) as exc:
+        text = read_text_inside(path, inside if inside is not None else path.parent, MAX_COMMAND_BYTES)
+    except (OSError, ValueError) as exc:
         return CustomCommand(name, "", path, scope, kind, problems=(f"{path}: cannot be read ({exc})",))
     meta, body, problem = split_front_matter(text)
     if kind == "skill" and isinstance(meta.get("name"), str) and meta["name"].strip():
