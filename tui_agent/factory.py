@@ -88,6 +88,8 @@ def build_agent(
     registry = ToolRegistry(tools if tools is not None else [*default_tools(), web_search_tool(settings, scripted, demo, policy)])
     if settings.tools is not None:
         registry = registry.restricted(settings.tools)
+    if ask is None:  # `-p`: no one to answer a question, so tools that only ask are not offered
+        registry = registry.restricted(exclude=[t.name for t in registry.tools if t.asks_user])
     options = LoopOptions(
         max_turns=settings.max_turns,
         max_budget_usd=settings.max_budget_usd,

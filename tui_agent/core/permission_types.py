@@ -105,6 +105,8 @@ class SimplePolicy:
         name = check.tool.name
         if name in self.disallowed_tools:
             return PermissionDecision("deny", f"Permission to use {name} has been denied by --disallowedTools.", "--disallowedTools")
+        if getattr(check.tool, "asks_user", False):
+            return PermissionDecision("ask", f"{name} asks the user.", "the user's answer")
         if getattr(check.tool, "bookkeeping", False):
             return PermissionDecision("allow", source="the agent's own bookkeeping")
         if self.mode == "bypassPermissions":

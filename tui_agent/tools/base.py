@@ -166,6 +166,9 @@ class Tool(Generic[InputT]):
     # The agent's own bookkeeping (its todo list, its own background shells): runs without asking in every
     # mode, as in Claude Code; only a deny or ask rule the user wrote for the tool applies.
     bookkeeping: ClassVar[bool] = False
+    # A tool whose call is a question to the person (AskUserQuestion, ExitPlanMode): it always asks, in every
+    # mode (no allow rule answers for the user), and is not offered where no one can answer (`-p`).
+    asks_user: ClassVar[bool] = False
 
     _schema_cache: ClassVar[dict[type, dict[str, Any]]] = {}
 

@@ -19,6 +19,7 @@ from typing import Any, Callable
 from textual.app import App
 
 from ..core.permission_types import PermissionAnswer, PermissionRequest
+from .ask_dialogs import dialog_for
 from .dialog_typing import TypingGuard
 from .screens.permission import LOCAL_SETTINGS, PermissionScreen
 
@@ -117,7 +118,8 @@ class PermissionAsker:
     def _show(self) -> None:
         """Update the open dialog's count, or open one for the next ask once the user stops typing."""
         if self._screen is not None:
-            self._screen.set_count(*self._count())
+            if isinstance(self._screen, PermissionScreen):
+                self._screen.set_count(*self._count())
             return
         if not self._queue:
             self._answered = 0
@@ -130,6 +132,11 @@ class PermissionAsker:
             return
         item = self._current = self._queue.pop(0)
         position, total = self._count()
+        own = dialog_for(item.request.tool_name)
+        if own is not None:  # a question to the person, not a permission: its own dialog
+            self._screen = own(item.request, self._policy)  # type: ignore[assignment]
+            self._app.push_screen(self._screen, callback=lambda answer, item=item: self._answer(item, answer))
+            return
         self._screen = PermissionScreen(
             item.request,
             position=position,

@@ -46,6 +46,7 @@ PLAN_MODE_MESSAGE = (
     "tools, then present your plan to the user and wait for them to leave plan mode before changing anything."
 )
 BOOKKEEPING_SOURCE = "the agent's own bookkeeping"
+USER_ANSWERS_SOURCE = "the user's answer"
 DONT_ASK_MESSAGE = (
     "Permission to use {tool} has been denied: the permission mode is dontAsk, and no rule allows this call ({why})"
 )
@@ -248,6 +249,8 @@ class PermissionEngine:
         if ask is not None:
             # No suggestions: an allow rule can't override an ask rule.
             return PermissionDecision("ask", f"{ask.described} asks for confirmation.", ask.described)
+        if getattr(check.tool, "asks_user", False):
+            return PermissionDecision("ask", f"{name} asks the user.", USER_ANSWERS_SOURCE)
         if getattr(check.tool, "bookkeeping", False):
             return PermissionDecision("allow", source=BOOKKEEPING_SOURCE)
         if self.mode == "bypassPermissions":
