@@ -140,6 +140,11 @@ def build_agent(
     # Every hook event (settings command hooks; a program's callbacks join in protocol/session.py), in every front end.
     install_hook_events(agent, on_notice or (lambda level, text: emit(Notice.of(level, text))))  # type: ignore[arg-type]
     agent.history = list(opened.history)
+    from .core.session.todos import kept_list, last_todo_list  # a resumed session goes on from its todo list
+
+    resumed_todos = last_todo_list(agent.history)
+    if resumed_todos:
+        agent.context.services["todos"] = kept_list(resumed_todos)
     tell = on_notice or (lambda level, text: emit(Notice.of(level, text)))  # type: ignore[arg-type]
     install_output_limits(model, policy, None if demo else tell)
     agent.thinking = ThinkingState(thinking_choice(settings, policy, tell))

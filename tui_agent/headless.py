@@ -31,6 +31,7 @@ from .core.events import (
 )
 from .core.context.report import context_command, is_context_command
 from .headless_context import COMPACTION_EVENTS, compact_command, compact_result, compaction_note
+from .headless_export import export_command, export_headless
 from .output_stream import OUTPUT_CLOSED, OutputStream
 from .tools.os_names import json_line
 
@@ -219,6 +220,8 @@ async def run_headless(settings: AgentSettings, prompt: str, fmt: OutputFormat, 
             code = await compact_headless(agent, printer, instructions)
         elif is_context_command(prompt):  # `-p "/context"`: the breakdown, no model request
             code = 1 if context_command(agent).is_error else 0
+        elif (export_to := export_command(prompt)) is not None:  # `-p "/export [file]"`: no model request either
+            code = await export_headless(agent, printer, export_to)
         else:
             ended = await run_prompt(agent, prompt)
             code = 1 if ended.is_error else 0

@@ -403,3 +403,20 @@ class TestProgramAgents:
         assert texts(h.agent.history[2]["content"][0]).startswith("Stopped by the program after")
         finished = next(e for e in h.events if isinstance(e, SubagentFinished))
         assert finished.reason == "aborted" and not host.running
+
+
+async def test_a_subagent_is_not_offered_the_tools_that_ask_the_person(make_harness):
+    from tui_agent.tools.ask_user_question import AskUserQuestionTool
+    from tui_agent.tools.plan_mode import EnterPlanModeTool, ExitPlanModeTool
+
+    async def never(_request):  # an app is there to answer: the main conversation is offered them
+        return PermissionAnswer("deny")
+
+    routes = Conversations({"MAIN": [Reply([agent_call("CHILD")]), Reply([Text("ok")])], "CHILD": [Reply([Text("report")])]})
+    h = make_harness(routes, tools=[*tools(), AskUserQuestionTool(), EnterPlanModeTool(), ExitPlanModeTool()], ask=never)
+    await h.agent.run("MAIN: go")
+    main_tools = [t["name"] for t in routes.requests["MAIN"][0]["tools"]]
+    child_tools = [t["name"] for t in routes.requests["CHILD"][0]["tools"]]
+    asking = {"AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}
+    assert asking <= set(main_tools)
+    assert not asking & set(child_tools) and "SleepRead" in child_tools

@@ -22,7 +22,7 @@ CLAUDE_ID = "123fad4e-2c16-4b4f-b0ce-1f3acb31d650"
 
 def refused(proc, value: str) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert proc.stderr.strip() == f"No conversation found with session ID: {value}"
+    assert proc.stderr.strip().splitlines()[0] == f"No conversation found with session ID: {value}"  # Claude Code's words
 
 
 def ours(env: dict[str, str], cwd: Path) -> Path:

@@ -45,7 +45,10 @@ class TestFlags:
 
     def test_an_unknown_id_exits_1_with_claude_codes_message(self, env, work):
         proc = run_cli(["-p", "x", "--resume", "no-such-session"], env, work)
-        assert proc.returncode == 1 and proc.stderr.strip() == "No conversation found with session ID: no-such-session"
+        said = proc.stderr.strip().splitlines()
+        assert proc.returncode == 1 and said[0] == "No conversation found with session ID: no-such-session"  # Claude Code's words
+        assert said[1:] == ['"no-such-session" is not a session ID, and no session in this folder has that name '
+                            "(tui-agent --resume without a value lists them)."]
         proc = run_cli(["-p", "x", "--continue"], env, work)
         assert proc.returncode == 1 and proc.stderr.strip() == "No conversation found to continue"
 

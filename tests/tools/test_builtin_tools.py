@@ -10,14 +10,18 @@ EXPECTED_PARAMETERS = {
     "Bash": {"command", "timeout", "description", "run_in_background", "dangerouslyDisableSandbox"},
     "Glob": {"pattern", "path"},
     "Grep": {"pattern", "path", "glob", "type", "output_mode", "-i", "-n", "-A", "-B", "-C", "multiline", "head_limit"},
+    "ExitPlanMode": {"plan", "allowedPrompts"},  # tools/plan_mode.py
     "Read": {"file_path", "offset", "limit"},
     "Edit": {"file_path", "old_string", "new_string", "replace_all"},
     "Write": {"file_path", "content"},
+    "NotebookEdit": {"notebook_path", "cell_id", "new_source", "cell_type", "edit_mode"},  # tools/notebook_edit.py
     "TodoWrite": {"todos"},
     "BashOutput": {"bash_id", "filter"},
     "KillShell": {"shell_id"},
+    "AskUserQuestion": {"questions", "answers", "annotations", "metadata"},  # tools/ask_user_question.py
     "WebFetch": {"url", "prompt"},
     "Skill": {"skill", "args"},  # tools/skill.py: offered where skills or commands exist
+    "EnterPlanMode": set(),
 }
 
 

@@ -16,8 +16,15 @@ async def test_list_is_stored_and_returned_for_the_ui(ctx: ToolContext) -> None:
     out = await run_tool(TodoWriteTool(), ctx, todos=TODOS)
     assert not out.is_error and text(out).startswith("Todos have been modified successfully.")
     assert out.data == {"type": "todos", "todos": TODOS, "old_todos": []}
-    second = await run_tool(TodoWriteTool(), ctx, todos=TODOS[:1])
-    assert second.data["old_todos"] == TODOS and ctx.services["todos"] == TODOS[:1]
+    second = await run_tool(TodoWriteTool(), ctx, todos=TODOS[1:])
+    assert second.data["old_todos"] == TODOS and ctx.services["todos"] == TODOS[1:]
+
+
+async def test_a_list_with_every_item_done_is_shown_but_not_kept(ctx: ToolContext) -> None:
+    await run_tool(TodoWriteTool(), ctx, todos=TODOS)
+    done = await run_tool(TodoWriteTool(), ctx, todos=TODOS[:1])
+    assert done.data["todos"] == TODOS[:1] and done.data["old_todos"] == TODOS
+    assert ctx.services["todos"] == [], "Claude Code keeps no list once all is done: the next one starts fresh"
 
 
 async def test_unknown_status_and_missing_active_form_are_validation_errors(ctx: ToolContext) -> None:

@@ -23,6 +23,7 @@ from tui_agent.ui.screens.mcp import McpServersScreen
 from tui_agent.ui.screens.permission import PermissionScreen
 from tui_agent.ui.screens.permissions_list import PermissionsScreen
 from tui_agent.ui.screens.resume_picker import ResumePicker
+from tui_agent.ui.screens.rewind import RewindPicker
 from tui_agent.ui.screens.sandbox import SandboxScreen
 from tui_agent.ui.widgets.transcript_items import AssistantText, NoticeLine, ToolCell, UserPrompt
 
@@ -278,7 +279,7 @@ async def quitted(pilot: Any, app: TuiAgentApp, since: int) -> None:
 EFFECTS: dict[str, Check] = {  # in an order that gives each its case: /init makes a conversation to compact, then clear
     "help": shows("/compact [instructions]"),
     "model": shows("Model: "),
-    "cost": shows("Total cost: $0.0000"),
+    "cost": shows("Total cost: $0.00"),
     "context": shows("Context usage"),
     "mode": shows("Permission mode: default"),
     "permissions": opens(PermissionsScreen),
@@ -286,6 +287,7 @@ EFFECTS: dict[str, Check] = {  # in an order that gives each its case: /init mak
     "mcp": opens(McpServersScreen),
     "agents": shows("Subagent types"),
     "resume": opens(ResumePicker),
+    "rewind": opens(RewindPicker),
     "rename": warned,
     "memory": shows("No memory files were read"),
     "output-style": shows("Output styles"),

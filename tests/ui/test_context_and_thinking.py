@@ -31,7 +31,7 @@ async def test_the_meter_shows_the_share_left_until_compaction_and_warns_when_lo
     batches: list[AgentEvents] = []
     async with app.run_test(size=(80, 24), message_hook=lambda m: batches.append(m) if isinstance(m, AgentEvents) else None) as pilot:
         await until(pilot, lambda: app.ready and app.status.state.context_left is not None)
-        assert meter(app) >= 95  # a new session: only the system prompt and tools
+        assert meter(app) >= 90  # a new session: only the system prompt and tools (~13k tokens with every built-in tool)
         await pilot.press(*"one", "enter")
         await until_idle(pilot, app)
         assert 85 <= meter(app) <= 88  # (167k - ~20k) / 167k

@@ -54,3 +54,11 @@ def test_snapshot_two_subagents_side_by_side(snap_compare: Any) -> None:
     one time axis; the status line counts the subagents' tokens (↑12.2k)."""
     scene = subagents_running()
     assert snap_compare(scene.app, terminal_size=(120, 36), run_before=scene.run_before)
+
+
+def test_snapshot_two_subagents_at_80_columns(snap_compare: Any) -> None:
+    """You should see the same two lane groups at 80 columns: each header row reads "general-purpose Find the
+    entry p…" / "Explore Run the tests · Bash: …" with a space between type, task and activity, the bar and
+    "3.4s · 5.2k tok" after it; the tool rows' names and summaries cut with "…", never run together."""
+    scene = subagents_running()
+    assert snap_compare(scene.app, terminal_size=(80, 36), run_before=scene.run_before)

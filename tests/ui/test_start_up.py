@@ -81,7 +81,8 @@ async def test_the_settings_are_validated_and_collection_resumed_right_after_the
             assert app.status.state.mode == "plan"
             await pilot.press(*"hello there", "enter")
             assert await wait_until(lambda: not app.running and len(app.agent.history) >= 2)
-            assert app.agent.history[0] == {"role": "user", "content": "hello there"}
+            # In plan mode the prompt carries plan mode's system-reminder after it (core/plan_reminder.py).
+            assert app.agent.history[0]["content"][0] == {"type": "text", "text": "hello there"}
     finally:
         gc_pause.resume()
         gc.enable()

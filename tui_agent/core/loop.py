@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..tools.base import ToolContext, Workspace, FileReadState
+from ..tools.plan_mode import POLICY_SERVICE
 from ..tools.registry import ToolRegistry
 from ..tools.validation import tool_use_error
 from .abort import AbortSignal
@@ -106,6 +107,7 @@ class Agent:
         self.context = ToolContext(workspace, session.dir, FileReadState())
         # THE gate (core/access.py): every read for the model outside the tools asks it.
         self.context.services[ACCESS_KEY] = ReadGate(lambda: self.context.workspace, policy)  # type: ignore[arg-type]
+        self.context.services[POLICY_SERVICE] = policy  # EnterPlanMode / ExitPlanMode switch its mode (tools/plan_mode.py)
         self._system: list[dict[str, Any]] | None = None
         self._signal: AbortSignal | None = None
         self._executor: StreamingToolExecutor | None = None

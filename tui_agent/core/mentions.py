@@ -5,6 +5,7 @@ A file becomes two `<system-reminder>` text blocks: "Called the Read tool with t
 {"file_path": ...}" and "Result of calling the Read tool:" with what Read returns (numbered lines, a big
 file cut to its first lines as Read cuts it). A folder becomes the same pair for a Bash `ls` and its
 listing. The file counts as read (Edit may follow at once). A mention that names nothing is left as text.
+`@server:uri` attaches an MCP resource instead (core/mcp/resource_mentions.py).
 """
 
 from __future__ import annotations
@@ -102,6 +103,10 @@ async def attach_mentions(text: str, ctx: ToolContext) -> Attachments:
             continue
         out.blocks.append({"type": "text", "text": system_reminder(_called("Read", tool_input))})
         out.blocks.append({"type": "text", "text": system_reminder(_result("Read", result.content))})
+    if "mcp" in ctx.services and ":" in text:  # `@server:uri`: an MCP resource (core/mcp/resource_mentions.py)
+        from .mcp.resource_mentions import attach_resource_mentions
+
+        await attach_resource_mentions(text, ctx.services["mcp"], out.blocks, out.problems)
     return out
 
 

@@ -122,7 +122,7 @@ class SimplePolicy:
                 "Plan mode is active: only read-only tools may run. Present your plan to the user instead of making changes.",
                 "mode plan",
             )
-        if self.mode == "acceptEdits" and name in ("Write", "Edit"):
+        if self.mode == "acceptEdits" and name in ("Write", "Edit", "NotebookEdit"):
             return PermissionDecision("allow", source="mode acceptEdits")
         if name in self.allowed_tools or name in self.session_allowed:
             return PermissionDecision("allow", source="--allowedTools")

@@ -62,3 +62,11 @@ def cost_usd(
         + cache_read_input_tokens * price.cache_read
         + cache_creation_input_tokens * price.cache_write
     ) / 1_000_000
+
+
+def format_cost(value: float) -> str:
+    """Dollars as Claude Code writes them (cents above half a dollar, four places below), and `$0.00`
+    before anything was spent rather than a row of zeros."""
+    if value == 0:
+        return "$0.00"
+    return f"${value:.2f}" if value > 0.5 else f"${value:.4f}"

@@ -22,6 +22,7 @@ from ..core.events import (
     StreamMark,
     TextDelta,
     ThinkingDelta,
+    ToolFinished,
     ToolResultsSent,
 )
 from ..core.hook_points import terminal_reason
@@ -60,6 +61,7 @@ class MessageMapper:
         self.tasks = TaskMessages()  # subagents and background shells: the same lines as -p's
         self.agents: list[str] = []  # the init message's agent types, once the program's joined the catalog
         self.output_style: Callable[[], str] = lambda: "default"  # the front end points it at its agent (core/output_styles.py)
+        self.tool_use_results: dict[str, dict[str, Any]] = {}  # by tool_use id, until its result message goes out
 
     def map(self, event: Event) -> list[Out]:
         if isinstance(event, TASK_EVENT_TYPES) and (tasks := self.tasks.lines(event, self.session_id)):
@@ -71,9 +73,13 @@ class MessageMapper:
         if isinstance(event, AssistantMessageFinished):
             self.last_stop_reason = event.stop_reason
             return [self.assistant(event)]
+        if isinstance(event, ToolFinished):
+            if (result := todo_write_result(event) or questions_result(event)) is not None:
+                self.tool_use_results[event.id] = result
+            return []
         if isinstance(event, ToolResultsSent):
             return [self._envelope("user", {"message": event.message, "parent_tool_use_id": parent_tool_use_id(event),
-                                            "timestamp": _timestamp()})]
+                                            "timestamp": _timestamp(), **self._tool_use_result(event.message)})]
         if isinstance(event, (TextDelta, ThinkingDelta, StreamMark)):
             return [self._envelope("stream_event", {"event": stream_event(event), "parent_tool_use_id": parent_tool_use_id(event)})] if self.partial_messages else []
         if self.partial_messages and (partial_line := subagent_stream_event_line(event, self.session_id)) is not None:
@@ -131,8 +137,36 @@ class MessageMapper:
         self.last_stop_reason = None
         return out
 
+    def _tool_use_result(self, message: dict[str, Any]) -> dict[str, Any]:
+        """`tool_use_result` for a message that carries one tool's result, as Claude Code's (one result per
+        message) do; kept for TodoWrite so far. Several results in one message: none is chosen."""
+        content = message.get("content")
+        ids = [str(b.get("tool_use_id")) for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(content, list) else []
+        results = [self.tool_use_results.pop(i, None) for i in ids]
+        return {"tool_use_result": results[0]} if len(ids) == 1 and results[0] is not None else {}
+
     def _envelope(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
         return {"type": kind, **body, "session_id": self.session_id, "uuid": _uuid()}
+
+
+def todo_write_result(event: ToolFinished) -> dict[str, Any] | None:
+    """TodoWrite's result as Claude Code reports it (sdk-tools.d.ts `TodoWriteOutput`): the list before and after."""
+    data = event.data
+    if event.name != "TodoWrite" or event.status != "ok" or not isinstance(data, dict) or data.get("type") != "todos":
+        return None
+    return {"oldTodos": list(data.get("old_todos") or []), "newTodos": list(data.get("todos") or [])}
+
+
+def questions_result(event: ToolFinished) -> dict[str, Any] | None:
+    """AskUserQuestion's result as Claude Code reports it (sdk-tools.d.ts `AskUserQuestionOutput`): the
+    questions and the answers (and the annotations when the person chose a preview)."""
+    data = event.data
+    if event.name != "AskUserQuestion" or event.status != "ok" or not isinstance(data, dict) or data.get("type") != "questions":
+        return None
+    out = {"questions": list(data.get("questions") or []), "answers": dict(data.get("answers") or {})}
+    if data.get("annotations"):
+        out["annotations"] = dict(data["annotations"])
+    return out
 
 
 def custom_command_names(cwd: str) -> list[str]:

@@ -2,7 +2,9 @@
 
 For any prompt it runs real tools on the current folder — read-only ones in parallel (a listing, a
 search, a file read and a short shell command, each in its own lane), then one shell command that is
-not read-only and so asks permission — and answers with what the tools actually found.
+not read-only and so asks permission — and answers with what the tools actually found. A prompt with
+"ask", "plan" or "write" in it tries a question, a plan to approve, or a file change to rewind instead
+(demo_scenes.py).
 """
 
 from __future__ import annotations
@@ -71,6 +73,10 @@ class DemoScript:
         start = max((i for i, m in enumerate(messages) if _is_prompt(m)), default=0)
         step = sum(1 for m in messages[start:] if m.get("role") == "assistant")
         prompt = _prompt_text(messages[start]) if messages else ""
+        words = set(re.findall(r"[a-z]+", prompt.lower()))
+        for keyword, scene in SCENES.items():  # "ask me", "plan", "write": the interactive tools, tried for real
+            if keyword in words:
+                return scene(self, step, prompt, messages[start:])
         if step == 0:
             return self._look_around(prompt)
         if step == 1:
@@ -135,6 +141,9 @@ class DemoScript:
                 return f"- **Line count**: not run — {lines[-1] if lines else 'denied'}"
             return f"- **Line count** (first 500 files): `{text.strip()}`"
         return f"- **{name}**: {lines[0] if lines else '(nothing)'}"
+
+
+from .demo_scenes import SCENES  # noqa: E402 (they build on the helpers above)
 
 
 def demo_model(cwd: Path, pace: float = 0.012) -> ScriptedModel:

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from . import file_watch
 from .images import MAX_LONG_SIDE_PX, ImageError, prepare_image
+from .notebook_read import read_notebook
 from .base import Tool, ToolContext, ToolError, ToolInput, ToolOutput
 from .text_files import (
     BINARY_SNIFF_BYTES,
@@ -65,6 +66,7 @@ Usage:
 - Any lines longer than 2000 characters will be truncated
 - Results are returned using cat -n format, with line numbers starting at 1
 - This tool allows you to read images (PNG, JPG, GIF, WEBP). When reading an image file the contents are presented visually as you are a multimodal LLM. Images larger than {MAX_LONG_SIDE_PX} px on their longest side are scaled down.
+- This tool can read Jupyter notebooks (.ipynb files) and returns all cells with their outputs, combining code, text, and visualizations.
 - This tool can only read files, not directories. To read a directory, use an ls command via the Bash tool.
 - You have the capability to call multiple tools in a single response. It is always better to speculatively read multiple files as a batch that are potentially useful.
 - If you read a file that exists but has empty contents you will receive a system reminder warning in place of file contents."""
@@ -93,6 +95,8 @@ Usage:
         suffix = path.suffix.lower()
         if suffix in _IMAGE_TYPES:
             return await self._read_image(path, st.st_size, ctx)
+        if suffix == ".ipynb":  # its cells and outputs, as Claude Code shows them (offset/limit do not apply)
+            return await read_notebook(path, ctx, max_bytes=MAX_WHOLE_FILE_BYTES, max_chars=MAX_OUTPUT_CHARS)
         if suffix in _BINARY_EXTENSIONS:
             raise ToolError(f"This tool cannot read binary files. The file appears to be a binary {suffix} file: {path}")
 

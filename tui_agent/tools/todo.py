@@ -79,7 +79,8 @@ When in doubt, use this tool. Being proactive with task management demonstrates 
     async def call(self, input: TodoWriteInput, ctx: ToolContext) -> ToolOutput:
         todos: list[dict[str, Any]] = [t.model_dump() for t in input.todos]
         old = ctx.services.get(SERVICE_KEY, [])
-        ctx.services[SERVICE_KEY] = todos
+        # Once every item is done the agent keeps no list (Claude Code's rule): the next list starts fresh.
+        ctx.services[SERVICE_KEY] = [] if todos and all(t["status"] == "completed" for t in todos) else todos
         return ToolOutput(
             "Todos have been modified successfully. Ensure that you continue to use the todo list to track your "
             "progress. Please proceed with the current tasks if applicable",

@@ -9,7 +9,6 @@ its own timer, so the UI stays responsive however fast the model writes.
 
 from __future__ import annotations
 
-import asyncio  # noqa: E402
 import os
 import time  # noqa: E402
 from concurrent.futures import Future  # noqa: E402
@@ -41,6 +40,7 @@ from .notify import app_notifier  # noqa: E402
 from .prompt_runs import start_run  # noqa: E402
 from .widgets.prompt import PromptInput  # noqa: E402
 from .widgets.status import StatusLine  # noqa: E402
+from .widgets.todo_panel import TodoPanel  # noqa: E402
 from .widgets.tool_calls import ToolCalls  # noqa: E402
 from .widgets.transcript import Transcript  # noqa: E402
 
@@ -78,6 +78,7 @@ class TuiAgentApp(App[int]):
         Binding("shift+tab", "cycle_mode", "permission mode", priority=True, show=False),
         Binding("alt+t", "toggle_thinking", "thinking", priority=True, show=False),
         Binding("ctrl+f", "find", "find", priority=True, show=False),
+        Binding("ctrl+o", "toggle_class('#todos', '-collapsed')", "todo list", priority=True, show=False),
     ]
 
     def __init__(
@@ -154,6 +155,7 @@ class TuiAgentApp(App[int]):
         self.transcript.on_flush = self.status.tick
         yield self.transcript
         yield self.lanes
+        yield TodoPanel(id="todos")
         yield self.queued_view
         yield self.prompt
         yield self.status_command
@@ -354,6 +356,9 @@ class TuiAgentApp(App[int]):
             return
         if self.focused is self.prompt and self.prompt.close_layer():
             return
+        from .rewind import escape_pressed  # Esc Esc on an empty prompt: the rewind picker (ui/rewind.py)
+        if escape_pressed(self):
+            return
         if self.running:
             self.interrupt()
         elif self.focused is not self.prompt:
@@ -385,33 +390,14 @@ class TuiAgentApp(App[int]):
         self.prompt.focus()
 
     async def action_ctrl_c(self) -> None:
-        now = time.monotonic()
-        if self._ctrl_c_at is not None and now - self._ctrl_c_at < CTRL_C_WINDOW_S:
-            await self.action_quit()
-            return
-        self._ctrl_c_at = now
-        self.interrupt()
-        self.prompt.clear()
-        self.status.state.hint = "press Ctrl+C again to quit"
-        self.status.refresh()
-        self.set_timer(CTRL_C_WINDOW_S, self._clear_hint)
+        from .quitting import ctrl_c  # once: interrupt; twice within CTRL_C_WINDOW_S: quit
 
-    def _clear_hint(self) -> None:
-        self.status.state.hint = ""
-        self.status.refresh()
+        await ctrl_c(self, CTRL_C_WINDOW_S)
 
     async def action_quit(self, code: int = 0) -> None:
-        """Stop the run, wait (briefly) for its processes to be gone, close the session, exit."""
-        self.interrupt()
-        run = self._run
-        if run is not None and not run.done():
-            try:
-                await asyncio.wait_for(asyncio.wrap_future(run), QUIT_GRACE_S)
-            except Exception:
-                pass  # a stuck run is cancelled with the app; atexit kills leftover shells
-        if self.ready:
-            await self.runner.close()
-        self.exit(code, return_code=code)
+        from .quitting import quit_app  # stop the run, wait (briefly) for its processes, close the session, exit
+
+        await quit_app(self, code, QUIT_GRACE_S)
 
     @on(TerminalSignal)
     async def _on_terminal_signal(self, message: TerminalSignal) -> None:

@@ -36,4 +36,4 @@ def _load() -> None:
         importlib.import_module(f"{__package__}.screens.{name}")
 
 
-_MODULES: list[str] = []  # modules under ui/screens/ that register a dialog
+_MODULES: list[str] = ["plan", "question"]  # modules under ui/screens/ that register a dialog

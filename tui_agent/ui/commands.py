@@ -16,6 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..core.commands import CustomCommand, load_commands
 from ..core.permission_types import PERMISSION_MODES
+from ..core.pricing import format_cost
 from ..tools.base import FileReadState
 from .host import CommandHost
 from .screens.permissions_list import PermissionsScreen
@@ -81,12 +82,15 @@ async def _mode(app: CommandHost, arg: str) -> None:
 
 
 async def _help(app: CommandHost, arg: str) -> None:
-    custom = custom_usages()
-    width = max(len(usage) for usage in [*(c.usage for c in COMMANDS), *custom])
-    lines = [f"{c.usage:<{width}}  {c.help}" for c in COMMANDS]
-    lines += [f"{usage:<{width}}  {text}" for usage, text in custom.items()]  # .claude/commands and skills
-    lines += ["", "Shift+Tab  cycle permission mode · Ctrl+P  command palette"]
-    say(app, "\n".join(lines))
+    from .help_text import help_text
+
+    rows = [(c.usage, c.help) for c in COMMANDS] + list(custom_usages().items())  # + .claude/commands and skills
+    say(app, help_text(rows, conversation_width(app)))
+
+
+def conversation_width(app: CommandHost) -> int:
+    """The cells a notice's text has: the app's width less the cell's indent and the scrollbar."""
+    return max(40, app.size.width - 6)
 
 
 async def _clear(app: CommandHost, arg: str) -> None:
@@ -101,6 +105,9 @@ async def _clear(app: CommandHost, arg: str) -> None:
     cleared(agent)  # SessionEnd / SessionStart hooks with "clear", at the next prompt
     # A new conversation has read nothing: edits must read their file again first.
     agent.context.read_state = FileReadState()
+    from .todos import forget_todos
+
+    forget_todos(app)  # and no todo list (the panel, TodoWrite's next oldTodos)
     app.clear_conversation()
     say(app, "Conversation cleared: the next prompt starts a new history.")
 
@@ -123,7 +130,7 @@ async def _model(app: CommandHost, arg: str) -> None:
 
 
 def _money(value: float | None) -> str:
-    return "unknown (no price for this model)" if value is None else f"${value:.4f}"
+    return "unknown (no price for this model)" if value is None else format_cost(value)
 
 
 async def _cost(app: CommandHost, arg: str) -> None:
@@ -232,6 +239,12 @@ async def _memory(app: CommandHost, arg: str) -> None:
     await open_memory_file(app, arg)
 
 
+async def _rewind(app: CommandHost, arg: str) -> None:
+    from .rewind import open_rewind
+
+    app.call_later(open_rewind, app)  # pushed from the app's own message loop, as /permissions
+
+
 async def _init(app: CommandHost, arg: str) -> None:
     from .session_view import INIT_PROMPT
 
@@ -251,6 +264,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("mcp", "/mcp [list|reload|reconnect NAME]", "MCP servers: state, tools, errors; reconnect or reload", _mcp),
     SlashCommand("agents", "/agents", "the subagent types the Agent tool can start", _agents),
     SlashCommand("resume", "/resume [id or name]", "resume another session (a picker without an argument)", _resume),
+    SlashCommand("rewind", "/rewind", "restore the code and/or conversation to before an earlier prompt (Esc Esc)", _rewind),
     SlashCommand("rename", "/rename NAME", "name this session", _rename),
     SlashCommand("memory", "/memory [N|project|user]", "the memory files read; open one in $EDITOR", _memory),
     SlashCommand("init", "/init", "ask the agent to write or improve CLAUDE.md", _init),

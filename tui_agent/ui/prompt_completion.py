@@ -2,7 +2,8 @@
 
 Files come from `rg --files` in the workspace, so .gitignore is respected; an ignored folder's files are
 offered only once the typed part starts with that folder's path (`@node_modules/left`). Paths are shown
-relative to the workspace. Matching uses Textual's own fuzzy matcher (the command palette's).
+relative to the workspace. Matching uses Textual's own fuzzy matcher (the command palette's). Connected MCP
+servers' resources are offered too, as `server:uri` with their names, from the lists fetched at connect.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from textual.content import Content
 from textual.fuzzy import FuzzySearch
 
 MAX_SHOWN = 8
@@ -66,11 +68,13 @@ class FileIndex:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.paths: list[str] = []
+        self.resources: list[str] = []  # MCP resources as `server:uri`, from the servers' cached lists
         self._ignored: dict[str, list[str]] = {}
         self._search = FuzzySearch()
 
     async def refresh(self) -> None:
         self.paths = _with_folders(await _rg_files(self.root))
+        self.resources = mcp_resource_choices()
         self._ignored.clear()
 
     async def _ignored_under(self, folder: str) -> list[str]:
@@ -80,7 +84,13 @@ class FileIndex:
         return self._ignored[folder]
 
     async def candidates(self, part: str) -> list[str]:
-        pool = self.paths
+        if self.resources:
+            if not part:  # files first, then some resources (as Claude Code lists them)
+                shown = min(len(self.resources), MAX_SHOWN // 2)
+                return self.paths[: MAX_SHOWN - shown] + self.resources[:shown]
+            if ":" in part or not self.paths:
+                return self.match(part, self.resources + self.paths)
+        pool = self.paths + self.resources if self.resources else self.paths
         folder = part.rsplit("/", 1)[0] if "/" in part else ""
         if folder and (self.root / folder).is_dir() and not any(p.startswith(folder + "/") for p in pool):
             pool = await self._ignored_under(folder)
@@ -101,6 +111,35 @@ class FileIndex:
                 scored.append((-(score + bonus), len(path), path))
         scored.sort()
         return [p for _, _, p in scored[:MAX_SHOWN]]
+
+
+class ResourceChoice(str):
+    """An MCP resource in the @ list: `server:uri` is what is inserted, its name is shown dimmed beside it."""
+
+    name: str
+
+    def __new__(cls, server: str, uri: str, name: str) -> "ResourceChoice":
+        choice = super().__new__(cls, f"{server}:{uri}")
+        choice.name = name
+        return choice
+
+    def visualize(self) -> Content:  # the OptionList draws this rather than the plain string
+        return Content.assemble(str(self), (f"  {self.name}", "dim")) if self.name else Content(str(self))
+
+
+def mcp_resource_choices() -> list[str]:
+    """The resources of the connected servers, as listed when each connected (no request per key)."""
+    from textual._context import active_app
+
+    agent = getattr(active_app.get(None), "agent", None)
+    manager = getattr(getattr(agent, "context", None), "services", {}).get("mcp")
+    if manager is None:
+        return []
+    return [
+        ResourceChoice(c.name, str(r["uri"]), str(r.get("name") or ""))
+        for c in manager.connections.values() if c.state == "connected" and manager.verdicts.get(c.name) == "approved"
+        for r in c.resources if r.get("uri")
+    ]
 
 
 def _subsequence(needle: str, hay: str) -> bool:

@@ -1,4 +1,4 @@
-"""Quitting on a signal: the terminal closed (SIGHUP) or SIGTERM.
+"""Quitting: Ctrl+C twice, /quit, and a signal (the terminal closed, SIGHUP, or SIGTERM).
 
 What /exit does (stop the run, wait for its processes to be gone, close the session: background
 shells, MCP servers, the transcript), within a bounded time; then whatever we started that still runs
@@ -9,6 +9,7 @@ takes seconds on a busy machine, with nobody left to see it).
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from ..process_exit import end_process_now
@@ -41,3 +42,36 @@ def exit_if_signalled(app: Any) -> None:
     if signum is None:
         return
     end_process_now(128 + signum)  # shells still alive, MCP servers, temporary files: the exit hooks
+
+
+async def ctrl_c(app: Any, window_s: float) -> None:
+    """Ctrl+C: interrupt and clear the prompt; a second within `window_s` quits."""
+    now = time.monotonic()
+    if app._ctrl_c_at is not None and now - app._ctrl_c_at < window_s:
+        await app.action_quit()
+        return
+    app._ctrl_c_at = now
+    app.interrupt()
+    app.prompt.clear()
+    app.status.state.hint = "press Ctrl+C again to quit"
+    app.status.refresh()
+
+    def clear_hint() -> None:
+        app.status.state.hint = ""
+        app.status.refresh()
+
+    app.set_timer(window_s, clear_hint)
+
+
+async def quit_app(app: Any, code: int, grace_s: float) -> None:
+    """Stop the run, wait (up to `grace_s`) for its processes to be gone, close the session, exit."""
+    app.interrupt()
+    run = app._run
+    if run is not None and not run.done():
+        try:
+            await asyncio.wait_for(asyncio.wrap_future(run), grace_s)
+        except Exception:
+            pass  # a stuck run is cancelled with the app; atexit kills leftover shells
+    if app.ready:
+        await app.runner.close()
+    app.exit(code, return_code=code)

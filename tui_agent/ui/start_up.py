@@ -16,7 +16,7 @@ import asyncio
 import sys
 from concurrent.futures import Future
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import gc_pause
 from .context_view import report_context_size, show_thinking
@@ -111,10 +111,17 @@ def build_agent(app: "TuiAgentApp") -> None:
         emit=app.batcher,
         on_notice=lambda level, text: app.batcher(Notice.of(level, text)),
         scripted=app._scripted,
+        ask=_asked_once_ready,  # someone answers here: tools that only ask (asks_user) are offered; agent_built sets the real one
         clock=app.clock,  # lane timers and event times on one clock (a fixed one in snapshots)
         opened=opened,
     )
     app.runner.build(build, then=_warm_up).add_done_callback(lambda built: app.call_later(agent_built, app, built))
+
+
+async def _asked_once_ready(request: Any) -> Any:
+    from ..core.permission_types import PermissionAnswer
+
+    return PermissionAnswer("deny")  # never used: agent_built puts the app's asker in before any prompt runs
 
 
 def agent_built(app: "TuiAgentApp", built: "Future[Agent]") -> None:

@@ -104,3 +104,18 @@ async def test_compact_while_a_run_is_going_is_refused_and_esc_still_stops_the_r
     h.agent.abort()  # the run's own signal is still in place: ESC stops it
     assert (await asyncio.wait_for(run, 60)).reason == "aborted"
     assert_history_valid(h.agent.history)
+
+
+async def test_the_summary_is_paid_for_like_any_response_its_tokens_join_the_sessions(make_harness) -> None:
+    from tui_agent.core.events import CompactionStarted, UsageUpdated
+
+    handler, _ = conversation([read_turn(OLD, 30_000), Reply([Text("first answer")])])
+    h = make_harness(handler, tools=sample_tools())
+    await h.agent.run("first prompt")
+    before = (h.agent.totals.input_tokens, h.agent.totals.output_tokens)
+    started = len(h.events)
+    await h.agent.compact()
+    after = (h.agent.totals.input_tokens, h.agent.totals.output_tokens)
+    assert after[0] > before[0] and after[1] > before[1], "the status line's ↑↓ and /cost count the summary request"
+    assert any(isinstance(e, UsageUpdated) for e in h.events[started:])
+    assert any(isinstance(e, CompactionStarted) for e in h.events[started:])

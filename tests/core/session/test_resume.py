@@ -47,13 +47,25 @@ class TestContinueAndResume:
         assert h2.agent.session.transcript_path == h1.agent.session.transcript_path
         assert len(h2.agent.history) == 4
 
+    async def test_a_name_from_another_folder_is_told_apart_from_an_id_with_the_id_that_resumes_it(self, make_harness, tmp_path):
+        h1 = await first_session(make_harness, session_name="release prep")
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        with pytest.raises(NoConversationFound) as err:
+            open_session(elsewhere, resume="release prep")
+        first, second = str(err.value).splitlines()
+        assert first == "No conversation found with session ID: release prep"
+        assert second.startswith('"release prep" is not a session ID but a session name, and names belong to a folder')
+        assert second.endswith(f"tui-agent --resume {h1.agent.session.id}")
+        assert open_session(elsewhere, resume=h1.agent.session.id).conversation is not None
+
     async def test_resume_by_name(self, make_harness):
         h1 = await first_session(make_harness, session_name="my work")
         h2 = make_harness([Reply([Text("two")])], tools=sample_tools(), resume="my work")
         assert h2.agent.session.id == h1.agent.session.id
 
     def test_unknown_id_and_nothing_to_continue_say_claude_codes_words(self, tmp_path, data_home):
-        with pytest.raises(NoConversationFound, match="^No conversation found with session ID: nope$"):
+        with pytest.raises(NoConversationFound, match="^No conversation found with session ID: nope\n"):
             open_session(tmp_path, resume="nope")
         with pytest.raises(NoConversationFound, match="^No conversation found to continue$"):
             open_session(tmp_path, continue_=True)

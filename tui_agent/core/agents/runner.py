@@ -156,6 +156,8 @@ class SubagentHost:
         excluded = list(definition.disallowed_tools)
         if self.depth + 1 >= MAX_DEPTH:
             excluded.append(AGENT_TOOL)
+        # Questions to the person (AskUserQuestion, plan mode) belong to the main conversation, as in Claude Code.
+        excluded += [t.name for t in parent.registry.tools if getattr(t, "asks_user", False)]
         registry = parent.registry.restricted(allowed, exclude=excluded, read_only=definition.read_only)
         model_name = resolve_model(model or definition.model, parent.model.config.model)
         client = parent.model if model_name == parent.model.config.model else SharedModelClient(parent.model, model_name)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..mentions import prompt_with_mentions, system_reminder
+from ..plan_reminder import plan_mode_blocks
 from ..skills import skills_listing
 from .expansion import expand_command
 
@@ -40,6 +41,8 @@ async def command_prompt(agent: Any, text: Prompt, *, mentions: bool = True) -> 
     listing = None if agent.history else skills_listing(Path(agent.workspace.root))
     if listing:
         prompt = [{"type": "text", "text": system_reminder(listing)}, *_blocks(prompt)]
+    if plan := plan_mode_blocks(agent):  # in plan mode every prompt says so (core/plan_reminder.py)
+        prompt = [*_blocks(prompt), *plan]
     return prompt, problems
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, TypeVar
 
 from ..abort import AbortSignal
 from ..attempt import sleep_or_abort
@@ -60,8 +60,10 @@ class StreamedText:
     error: ModelError | None = None
 
 
-async def stream_summary(model: ModelClient, request: dict[str, Any], signal: AbortSignal, emit: Any) -> StreamedText:
-    """Stream one text answer, retried like any response; tool calls in it are dropped, never run."""
+async def stream_summary(model: ModelClient, request: dict[str, Any], signal: AbortSignal, emit: Any,
+                         count: Callable[[str, dict[str, int]], None] | None = None) -> StreamedText:
+    """Stream one text answer, retried like any response; tool calls in it are dropped, never run.
+    `count(model, usage)` is told what the answer cost (a summary is paid for like any response)."""
     attempt = 0
     first = time.monotonic()
     while True:
@@ -77,6 +79,8 @@ async def stream_summary(model: ModelClient, request: dict[str, Any], signal: Ab
         remove = signal.on_abort(lambda _r: task.cancel())
         try:
             await task
+            if count is not None:
+                count(assembler.model or request.get("model", model.config.model), assembler.usage)
             return StreamedText(text=last_text({"content": assembler.content()}))
         except asyncio.CancelledError:
             if not signal.aborted:
@@ -150,7 +154,7 @@ class Compaction:
             return finish("blocked", f"A PreCompact hook blocked the compaction: {verdict.reason}")
         history = agent.history
         head = list(history if self.head is None else self.head)
-        streamed = await stream_summary(agent.model, self.summary_request(head), signal, agent.emit)
+        streamed = await stream_summary(agent.model, self.summary_request(head), signal, agent.emit, self._count)
         if streamed.aborted or signal.aborted:
             return finish("aborted", "Compaction interrupted by user: the conversation is as it was.")
         if streamed.error is not None:
@@ -161,6 +165,12 @@ class Compaction:
         post = self.apply(summary, started)
         await session_start(agent, None, "compact", signal)  # SessionStart(source "compact"): context for the next prompt
         return finish("compacted", summary=summary, post=post)
+
+    def _count(self, model: str, usage: dict[str, int]) -> None:
+        """The summary's tokens and cost join the session's (the status line, /cost, the result)."""
+        update = self.agent.totals.add(model, usage)
+        if update is not None:
+            self.agent.emit(update)
 
     def apply(self, summary: str, started: float) -> int:
         """Replace the history (synchronously: nothing can interrupt it half-done); the new size."""

@@ -21,7 +21,7 @@ import uuid
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from ...tools.private_files import open_private
 from ...tools.processes import MARKER_ENV, find_marked_child, kill_tree_async, track_process, untrack_process
@@ -90,6 +90,8 @@ class McpConnection:
         self.state: ServerState = "pending"
         self.error = ""
         self.tools: list[ToolSpec] = []
+        self.capabilities: Any = None  # the server's, from initialize: `resources` offers the resource tools
+        self.resources: list[dict[str, Any]] = []  # its resources as listed at connect (core/mcp/resources.py)
         self.server_name = ""
         self.server_version = ""
         self.pid: int | None = None
@@ -178,6 +180,10 @@ class McpConnection:
                 self.server_name = getattr(getattr(result, "server_info", None), "name", "") or ""
                 self.server_version = getattr(getattr(result, "server_info", None), "version", "") or ""
                 self.tools = await _list_tools(session)
+                from .resources import initial_resources
+
+                self.capabilities = getattr(result, "capabilities", None)
+                self.resources = await initial_resources(self, session)
                 self._locate()
                 self._session = session
                 self.state, self.error = "connected", ""
@@ -229,6 +235,10 @@ class McpConnection:
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, Exception) and self.state == "connected":
             self._fail(f"connection error: {message}")
+        elif type(message).__name__ == "ResourceListChangedNotification" and self._session is not None:
+            from .resources import refresh_later
+
+            refresh_later(self, self._session)  # not awaited here: this handler runs in the session's reader
 
     def _fail(self, why: str) -> None:
         if self.state == "failed":
@@ -250,6 +260,15 @@ class McpConnection:
             return ""
 
     # ----- calls -----------------------------------------------------------------------------------
+    async def with_session(self, call: Callable[[Any], Awaitable[Any]]) -> Any:
+        """`call(session)` on the MCP loop (the resource requests: core/mcp/resources.py)."""
+        return await on_mcp_loop(self._with_session(call))
+
+    async def _with_session(self, call: Callable[[Any], Awaitable[Any]]) -> Any:
+        if self._session is None or self.state != "connected":
+            raise McpServerError(f"MCP server {self.name!r} is not connected ({self.state})")
+        return await call(self._session)
+
     async def call_tool(self, name: str, arguments: dict[str, Any], progress: Callable[[str], None] | None = None, tool_use_id: str = "") -> Any:
         """The server's CallToolResult. Raises McpServerError when the server is gone or answers with
         an error; cancelling the calling task cancels the request on the server. `tool_use_id` goes in

@@ -12,7 +12,9 @@ from .approval import ProjectApprovals
 from .config import McpConfigSet, ServerConfig
 from .connection import McpConnection
 from .events import McpServersChanged, ServerStatus
+from .resources import resource_tools
 from .tools import McpTool
+from ...tools.base import Tool
 
 DEFAULT_STARTUP_TIMEOUT_S = 30.0
 DEFAULT_TOOL_TIMEOUT_S = 100_000.0  # Claude Code's MCP_TOOL_TIMEOUT default is about as long (~28 h)
@@ -51,7 +53,7 @@ class McpManager:
         self.tool_timeout = env_seconds("MCP_TOOL_TIMEOUT", DEFAULT_TOOL_TIMEOUT_S)
         self.connections: dict[str, McpConnection] = {}
         self.verdicts: dict[str, str] = {}
-        self._tools: list[McpTool] | None = None
+        self._tools: list[Tool[Any]] | None = None
         self._reported: set[str] = set()
         self.sandbox: Any = None  # the session's (core/sandbox/install.py): project stdio servers run inside
         self.program_link: Any = None  # the SDK program's link (protocol/sdk_mcp.py): its "sdk" servers
@@ -190,11 +192,12 @@ class McpManager:
         await asyncio.gather(*(c.close() for c in self.connections.values()), return_exceptions=True)
 
     # ----- state -----------------------------------------------------------------------------------
-    def tools(self) -> list[McpTool]:
+    def tools(self) -> list[Tool[Any]]:
         """The tools of every connected server (rebuilt when a server's state changes)."""
         if self._tools is None:
             self._tools = [McpTool(c, spec) for c in self.connections.values()
                            if c.state == "connected" and self.verdicts.get(c.name) == "approved" for spec in c.tools]
+            self._tools += resource_tools(self)  # ListMcpResourcesTool / ReadMcpResourceTool, when a server has resources
         return self._tools
 
     def statuses(self) -> list[ServerStatus]:

@@ -24,7 +24,10 @@ from .deferred import (
 )
 from ..permissions.mcp_rules import covers_mcp_tool
 from .manager import McpManager
+from .resources import LIST_TOOL, READ_TOOL
 from .tools import McpTool
+
+RESOURCE_TOOLS = (LIST_TOOL, READ_TOOL)
 
 ToolFilter = Callable[[Tool[Any]], bool]
 
@@ -44,7 +47,8 @@ def mcp_filter(names: Iterable[str] | None, exclude: Iterable[str], read_only: b
         if _names_cover(drop, tool.name):
             return False
         # The server's own hint: an approved server's claim, the only read-only signal MCP has.
-        return not read_only or (isinstance(tool, McpTool) and tool.spec.read_only)
+        # The resource tools (core/mcp/resources.py) only read.
+        return not read_only or (isinstance(tool, McpTool) and tool.spec.read_only) or tool.name in RESOURCE_TOOLS
 
     return accepts
 

@@ -44,7 +44,7 @@ def conversation_chain(lines: list[dict[str, Any]]) -> Chain:
     around = {l["uuid"]: l.get("parentUuid") for l in lines if isinstance(l.get("uuid"), str) and l["type"] not in CHAIN_TYPES}
     main = [l for l in lines if l.get("uuid") in by_uuid and not l.get("isSidechain")]
     position = {id(l): i for i, l in enumerate(main)}
-    leaf = next((l for l in reversed(main) if l["type"] in LEAF_TYPES), None)
+    leaf = _newest_leaf(main, by_uuid, around)
     chain = Chain()
     seen: set[str] = set()
     node = leaf
@@ -64,6 +64,28 @@ def conversation_chain(lines: list[dict[str, Any]]) -> Chain:
         chain.lines = _with_preserved(chain.lines, by_uuid)
     chain.lines = _with_message_siblings(chain.lines, lines, around)
     return chain
+
+
+REWIND = "rewind"
+"""Our `system` fact's subtype when the conversation was rewound (core/session/rewind.py): its parent is where
+the conversation now ends, until a newer message hangs from there."""
+
+
+def is_rewind(line: dict[str, Any]) -> bool:
+    data = line.get("data")
+    return line.get("type") == "system" and isinstance(data, dict) and data.get("subtype") == REWIND
+
+
+def _newest_leaf(main: list[dict[str, Any]], by_uuid: dict[str, dict[str, Any]], around: dict[str, Any]) -> dict[str, Any] | None:
+    """The newest message, unless a rewind came after it: then the line the rewind went back to (None: to
+    before the first prompt)."""
+    for line in reversed(main):
+        if line["type"] in LEAF_TYPES:
+            return line
+        if is_rewind(line):
+            parent = resolved_parent(line, around)
+            return by_uuid.get(parent) if parent is not None else None
+    return None
 
 
 def resolved_parent(line: dict[str, Any], around: dict[str, Any]) -> str | None:

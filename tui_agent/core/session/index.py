@@ -213,3 +213,17 @@ def latest_session(cwd: Path) -> Path | None:
     """The most recently modified of our sessions of `cwd` (what --continue continues)."""
     files = [p for p in _files(sessions_root(), cwd) if p.stat().st_size > 0]
     return max(files, key=lambda p: p.stat().st_mtime, default=None)
+
+
+def not_an_id_note(target: str, cwd: Path) -> str:
+    """For a failed `-r` whose value is not a session id: it was taken as a name, and names belong to a
+    folder. Where a session of another folder has that name, its id resumes it from anywhere."""
+    if is_session_id(target) or not is_safe_reference(target):
+        return ""
+    elsewhere = next((i for i in list_sessions(None, include_claude=False) if i.name == target), None)
+    if elsewhere is None:
+        return (f'\n"{target}" is not a session ID, and no session in this folder has that name '
+                "(tui-agent --resume without a value lists them).")
+    return (f'\n"{target}" is not a session ID but a session name, and names belong to a folder: the session named '
+            f"so is in {elsewhere.cwd or elsewhere.path.parent}. Resume it from anywhere with: "
+            f"tui-agent --resume {elsewhere.session_id}")

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .index import Source, find_session, latest_session, unreadable_note
+from .index import Source, find_session, latest_session, not_an_id_note, unreadable_note
+from .chain import is_rewind
 from .lines import RUN_LINE
 from .lock import SessionBusy, holder_words, is_free, take
 from .reader import Conversation, load, read_lines, rebuild
@@ -99,7 +100,8 @@ def open_session(
     else:
         found = find_session(str(resume), cwd)
         if found is None:
-            raise NoConversationFound(f"No conversation found with session ID: {resume}" + unreadable_note(str(resume), cwd))
+            raise NoConversationFound(f"No conversation found with session ID: {resume}" + unreadable_note(str(resume), cwd)
+                                      + not_an_id_note(str(resume), cwd))
         path, source = found
     busy_source = False
     if fork or source == "claude-code":  # only read: the new session is the one locked
@@ -169,7 +171,7 @@ def _completed_end(lines: list[dict[str, Any]]) -> int:
     end = 0
     for i in range(len(lines) - 1, -1, -1):
         line = lines[i]
-        if not line.get("isSidechain") and (line.get("type") == RUN_LINE or _is_history_written(line)):
+        if not line.get("isSidechain") and (line.get("type") == RUN_LINE or _is_history_written(line) or is_rewind(line)):
             end = i + 1
             break
     # A message starting a new chain after it: a /clear, so the conversation that ended is not current.

@@ -26,6 +26,7 @@ from typing import IO, Any, Callable, Literal
 
 from ...tools.os_names import json_line
 from ...tools.private_files import open_private
+from .chain import REWIND
 from .lines import RUN_LINE, VERSION, now_iso
 from .paths import git_branch, project_dir
 
@@ -313,6 +314,14 @@ class Session:
         self._answering = False
         self._tool_lines.clear()
         self._ahead = _Ahead()
+
+    def rewind_to(self, parent: str | None, prompt_uuid: str) -> None:
+        """Esc Esc / /rewind: the next line hangs from `parent` (the line before the prompt rewound), as Claude
+        Code forks; the rewound lines stay in the file as a dead branch. The fact written says so to a resume
+        that comes before any new message (chain.py)."""
+        self.start_over()
+        self.last_uuid = parent
+        self.append("system", data={"subtype": REWIND, "prompt": prompt_uuid})
 
     def set_name(self, name: str) -> None:
         """Name the session (-n, /rename): Claude Code's `custom-title` line; the last one wins."""

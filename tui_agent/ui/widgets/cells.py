@@ -216,10 +216,12 @@ def _result_indent(ctx: RenderContext, strips: list[Strip]) -> list[Strip]:
     return out
 
 
-def _tool_body(ctx: RenderContext, call: ToolCall, expanded: bool) -> Text | None:
+def _tool_body(ctx: RenderContext, call: ToolCall, expanded: bool) -> RenderableType | None:
     if call.active:
         return None
     data: Any = call.data
+    if call.name == "AskUserQuestion" and (asked := _question_body(ctx, call)) is not None:
+        return asked
     if call.phase == "denied":
         said = f": “{call.denied_words}”" if call.denied_words else ""
         return Text(f"Denied{said}", style=ctx.style("warning"))
@@ -227,6 +229,8 @@ def _tool_body(ctx: RenderContext, call: ToolCall, expanded: bool) -> Text | Non
         return _diff_text(ctx, str(data.get("path", "")), str(data.get("diff", "")), expanded)
     if isinstance(data, dict) and data.get("type") == "todos" and call.phase == "ok":
         return _todos_text(ctx, data.get("todos") or [])
+    if isinstance(data, dict) and data.get("type") == "plan" and call.phase == "ok":
+        return _plan_body(ctx, str(data.get("plan") or ""), str(data.get("mode") or ""), expanded)
     if is_agent_call(call) and (body := agent_body(call, expanded, ctx.style, lambda lines, exp, role: _collapsible(ctx, lines, COLLAPSED_PREVIEW_LINES, exp, role))) is not None:
         return body
     preview = call.preview.expandtabs(4).rstrip() or "(no output)"
@@ -288,11 +292,53 @@ def _todos_text(ctx: RenderContext, todos: list[Any]) -> Text:
         if not isinstance(todo, dict):
             continue
         status = todo.get("status", "pending")
-        glyph, role = {"completed": ("☒", "muted"), "in_progress": ("◐", "primary")}.get(status, ("☐", "text"))
+        glyph, role = {"completed": ("☒", "muted"), "in_progress": ("◼", "primary")}.get(status, ("☐", "text"))
         style = ctx.style(role) + (Style(strike=True) if status == "completed" else Style())
-        text.append(f"{glyph} {visible_line(str(todo.get('content', '')))}\n", style=style)
+        # The item being worked on reads as the todo panel shows it (widgets/todo_panel.py): "Running the tests…".
+        active = todo.get("activeForm") if status == "in_progress" and isinstance(todo.get("activeForm"), str) else None
+        words = visible_line(str(active or todo.get("content", "")))
+        if active:  # one ellipsis, whether or not the model wrote one
+            words = (words[:-3] if words.endswith("...") else words.rstrip("…")).rstrip() + "…"
+        text.append(f"{glyph} {words}\n", style=style)
     text.rstrip()
     return text or Text("(no todos)", style=ctx.style("muted"))
+
+
+def _plan_body(ctx: RenderContext, plan: str, mode: str, expanded: bool) -> RenderableType:
+    """ExitPlanMode approved: the plan as Markdown (its first lines until enter expands it)."""
+    from rich.console import Group
+
+    from ..screens.plan import plan_markdown
+
+    lines = plan.splitlines()
+    shown = lines if expanded else lines[:COLLAPSED_DIFF_LINES]
+    head = Text(f"User approved the plan{f' · mode {mode}' if mode else ''}", style=ctx.style("muted"))
+    parts: list[RenderableType] = [head, plan_markdown("\n".join(shown))]
+    if len(lines) > len(shown):
+        parts.append(Text(f"… +{len(lines) - len(shown)} lines (enter to expand)", style=ctx.style("muted")))
+    return Group(*parts)
+
+
+def _question_body(ctx: RenderContext, call: ToolCall) -> Text | None:
+    """AskUserQuestion's answers, or its decline, in Claude Code's words (None: the usual body)."""
+    data, style = call.data, ctx.style
+    if call.phase == "ok" and isinstance(data, dict) and data.get("type") == "questions":
+        answers = data.get("answers") if isinstance(data.get("answers"), dict) else {}
+        if not answers:
+            return Text("The user did not answer the questions.", style=style("muted"))
+        text = Text("User answered the questions:", style=style("text"))
+        for question, answer in answers.items():
+            text.append(f"\n· {visible_line(str(question))} → ", style=style("muted"))
+            text.append(visible_line(str(answer)), style=style("text"))
+        return text
+    if call.phase == "denied" and not call.denied_words:
+        questions = call.input.get("questions") if isinstance(call.input.get("questions"), list) else []
+        text = Text("User declined to answer questions", style=style("warning"))
+        for q in (q for q in questions if isinstance(q, dict)):
+            labels = " / ".join(str(o.get("label", "")) for o in q.get("options") or [] if isinstance(o, dict))
+            text.append(f"\n· {visible_line(str(q.get('question', '')))} ({visible_line(labels)})", style=style("muted"))
+        return text
+    return None
 
 
 def _clip_lines(text: str, keep: int) -> str:

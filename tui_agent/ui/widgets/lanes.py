@@ -163,7 +163,7 @@ class LanePanel(Widget, can_focus=True):
 
     @classmethod
     def _parts(cls, call: ToolCall, now: float) -> RowParts:
-        name_w = min(10, max(4, len(call.name)))
+        name_w = min(15, max(4, len(call.name)))  # AskUserQuestion whole; mcp__… names cut
         summary = ((call.subject, "muted"),)  # the whole command: a heredoc's body follows its ⏎ on the row
         role = PHASE_ROLE[call.phase]
         tag = (SANDBOX_TAG, "ok") if call.sandboxed else None

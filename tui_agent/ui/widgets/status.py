@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.timer import Timer
 from textual.widget import Widget
 
+from ...core.pricing import format_cost
 from .lanes import format_seconds
 from .role_styles import RoleStyleCache
 from .styled_lines import ContentKeyedStylesCache
@@ -119,7 +120,7 @@ class StatusLine(Widget):
         # (text, priority): the lowest priority is dropped first when the line does not fit.
         parts: list[tuple[Text, int]] = [
             (Text("demo model" if s.demo else s.model, style=style["model"]), 6),
-            (Text(f"{s.mode} mode", style=style["mode"]), 5),
+            (Text(f"{s.mode} mode", style=style["mode"]), 9),  # what runs unasked: kept to the last
         ]
         if s.thinking:
             parts.append((Text("∴ thinking", style=style["thinking"]), 4))
@@ -130,7 +131,7 @@ class StatusLine(Widget):
         if s.mcp:
             parts.append((Text(s.mcp, style=style["muted"]), 1))
         parts.append((Text(f"↑{format_tokens(s.input_tokens)} ↓{format_tokens(s.output_tokens)}", style=style["muted"]), 3))
-        parts.append((Text("cost unknown" if s.cost_usd is None else f"${s.cost_usd:.4f}", style=style["muted"]), 2))
+        parts.append((Text("cost unknown" if s.cost_usd is None else format_cost(s.cost_usd), style=style["muted"]), 2))
         if s.run_started_at is not None:
             parts.append((Text(format_seconds(self.clock() - s.run_started_at), style=style["running"]), 8))
         elif s.last_run_s is not None:
