@@ -46,6 +46,11 @@ def dialog_text(app) -> str:
     return " ".join(str(s.render()) for s in app.screen.query("Static") if s.display)
 
 
+def busy_dialog_shown(app) -> bool:
+    """The dialog is on screen with its words (pushed is not yet composed: its text comes a frame later)."""
+    return isinstance(app.screen, SessionBusyScreen) and "open in another tui-agent process" in dialog_text(app)
+
+
 class TestAtStartUp:
     async def test_fork_carries_on_in_a_new_session_from_the_last_completed_turn(self, project: Path) -> None:
         path = await past_session(project)
@@ -53,7 +58,7 @@ class TestAtStartUp:
         try:
             app, model = build(project, [Reply([Text("forked answer")])], continue_session=True)
             async with app.run_test(size=(100, 32)) as pilot:
-                await until(pilot, lambda: isinstance(app.screen, SessionBusyScreen))
+                await until(pilot, lambda: busy_dialog_shown(app))
                 text = dialog_text(app)
                 assert f"Session {path.stem} is open in another tui-agent process (pid {holder.proc.pid})" in text
                 assert not app.ready  # nothing is opened before the answer
@@ -78,7 +83,7 @@ class TestAtStartUp:
         try:
             app, _ = build(project, [Reply([Text("fresh")])], continue_session=True)
             async with app.run_test(size=(100, 32)) as pilot:
-                await until(pilot, lambda: isinstance(app.screen, SessionBusyScreen))
+                await until(pilot, lambda: busy_dialog_shown(app))
                 await pilot.press("escape")  # Cancel
                 await until(pilot, lambda: app.ready)
                 assert app.agent.session.id != path.stem and app.agent.history == []
@@ -94,7 +99,7 @@ class TestAtStartUp:
         try:
             app, model = build(project, [Reply([Text("same session")])], continue_session=True)
             async with app.run_test(size=(100, 32)) as pilot:
-                await until(pilot, lambda: isinstance(app.screen, SessionBusyScreen))
+                await until(pilot, lambda: busy_dialog_shown(app))
                 dialog = app.screen
                 await pilot.press("enter")  # Wait
                 await until(pilot, lambda: "Waiting for another tui-agent process" in dialog_text(app))
@@ -130,7 +135,7 @@ class TestSlashResume:
                 await until(pilot, lambda: app.ready)
                 here = app.agent.session.id
                 await pilot.press(*f"/resume {path.stem}", "enter")
-                await until(pilot, lambda: isinstance(app.screen, SessionBusyScreen))
+                await until(pilot, lambda: busy_dialog_shown(app))
                 assert STAY in str(app.screen.query_one("OptionList").get_option("cancel").prompt)
                 await pilot.press("escape")
                 await until(pilot, lambda: not isinstance(app.screen, SessionBusyScreen))
