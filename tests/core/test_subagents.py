@@ -420,3 +420,21 @@ async def test_a_subagent_is_not_offered_the_tools_that_ask_the_person(make_harn
     asking = {"AskUserQuestion", "EnterPlanMode", "ExitPlanMode"}
     assert asking <= set(main_tools)
     assert not asking & set(child_tools) and "SleepRead" in child_tools
+
+
+async def test_a_subagent_keeps_its_own_todo_list_starting_empty(make_harness):
+    from tui_agent.core.events import ToolFinished
+    from tui_agent.tools.todo import TodoWriteTool
+
+    main_list = [{"content": "Plan", "status": "in_progress", "activeForm": "Planning"}]
+    child_list = [{"content": "Search", "status": "in_progress", "activeForm": "Searching"}]
+    routes = Conversations({
+        "MAIN": [Reply([ToolUse("TodoWrite", {"todos": main_list})]), Reply([agent_call("CHILD")]), Reply([Text("ok")])],
+        "CHILD": [Reply([ToolUse("TodoWrite", {"todos": child_list})]), Reply([Text("report")])],
+    })
+    h = make_harness(routes, tools=[*tools(), TodoWriteTool()])
+    await h.agent.run("MAIN: go")
+    child_writes = [e.event for e in h.events if isinstance(e, SubagentEvent) and isinstance(e.event, ToolFinished)
+                    and e.event.name == "TodoWrite"]
+    assert child_writes and child_writes[0].data["old_todos"] == [], "the child's list starts empty"
+    assert h.agent.context.services["todos"] == main_list, "the main list is untouched by the child's"

@@ -727,3 +727,13 @@ async def test_a_lone_answer_key_still_answers() -> None:
         await until(pilot, task.done)
         assert task.result() == PermissionAnswer("allow_session", rule="Bash(npm run test *)")
         assert prompt.value == ""
+
+
+def test_a_notebook_edit_asks_to_edit_this_notebook_naming_it() -> None:
+    from tui_agent.core.permission_types import PermissionRequest
+    from tui_agent.ui.screens.permission import _subject
+
+    request = PermissionRequest(id="n", tool_use_id="t", tool_name="NotebookEdit", summary="", read_only=False,
+                                input={"notebook_path": "/p/analysis.ipynb", "cell_id": "c1", "new_source": "x = 1"})
+    title, subject = _subject(request)
+    assert title == "NotebookEdit: edit this notebook?" and str(subject) == "/p/analysis.ipynb"

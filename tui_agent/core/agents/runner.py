@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ..loop import Agent
 
 SERVICE = "subagents"
+TODOS = "todos"  # tools/todo.py SERVICE_KEY: the agent's own todo list
 MAX_DEPTH = 2
 """A subagent at this depth (the main agent is 0) gets no Agent tool: nesting stops there."""
 RESULT_LIMIT = 32_000
@@ -180,7 +181,8 @@ class SubagentHost:
             clock=parent.clock,
         )
         # Shared per-session services (background shells, kept partial output), but its own host one level down.
-        child.context.services.update({k: v for k, v in parent.context.services.items() if k != SERVICE})
+        # Not the todo list: each agent keeps its own, starting empty (as in Claude Code).
+        child.context.services.update({k: v for k, v in parent.context.services.items() if k not in (SERVICE, TODOS)})
         child.context.services[SERVICE] = SubagentHost(child, self.catalog, self.depth + 1)
         return child
 

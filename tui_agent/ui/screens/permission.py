@@ -67,10 +67,10 @@ def _subject(request: PermissionRequest) -> tuple[str, Content]:
     name = visible_line(request.tool_name)
     if request.tool_name in SHELL_TOOLS and isinstance(inp.get("command"), str):
         return f"{name}: run this command?", visible_content(inp["command"], one_row=False)
-    path = inp.get("file_path")
-    if request.tool_name in ("Edit", "Write") and isinstance(path, str):
-        verb = "edit" if request.tool_name == "Edit" else "write"
-        return f"{name}: {verb} this file?", visible_content(path, one_row=True)
+    path = inp.get("notebook_path" if request.tool_name == "NotebookEdit" else "file_path")
+    if request.tool_name in ("Edit", "Write", "NotebookEdit") and isinstance(path, str):
+        verb = {"Edit": "edit this file", "Write": "write this file", "NotebookEdit": "edit this notebook"}[request.tool_name]
+        return f"{name}: {verb}?", visible_content(path, one_row=True)
     what = request.summary or json.dumps(inp, ensure_ascii=False)[:500]
     return f"{name}: allow this call?", visible_content(what, one_row=True)
 
