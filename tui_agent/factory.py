@@ -140,7 +140,8 @@ def build_agent(
     # Every hook event (settings command hooks; a program's callbacks join in protocol/session.py), in every front end.
     install_hook_events(agent, on_notice or (lambda level, text: emit(Notice.of(level, text))))  # type: ignore[arg-type]
     agent.history = list(opened.history)
-    from .core.session.todos import kept_list, last_todo_list  # a resumed session goes on from its todo list
+    from .core.session.todos import last_todo_list  # a resumed session goes on from its todo list
+    from .tools.todo import kept_list
 
     resumed_todos = last_todo_list(agent.history)
     if resumed_todos:

@@ -11,6 +11,13 @@ from .base import Tool, ToolContext, ToolInput, ToolOutput
 SERVICE_KEY = "todos"
 
 
+def kept_list(todos: list[Any]) -> list[dict[str, Any]]:
+    """What the agent keeps after a TodoWrite: the list, or nothing once every item is done (Claude Code's
+    rule: the next list starts fresh)."""
+    items = [t for t in todos if isinstance(t, dict)]
+    return [] if items and all(t.get("status") == "completed" for t in items) else items
+
+
 class Todo(ToolInput):
     content: str = Field(min_length=1, description="The task, in imperative form (e.g. \"Run the tests\")")
     status: Literal["pending", "in_progress", "completed"] = Field(description="The task's state")
@@ -79,8 +86,7 @@ When in doubt, use this tool. Being proactive with task management demonstrates 
     async def call(self, input: TodoWriteInput, ctx: ToolContext) -> ToolOutput:
         todos: list[dict[str, Any]] = [t.model_dump() for t in input.todos]
         old = ctx.services.get(SERVICE_KEY, [])
-        # Once every item is done the agent keeps no list (Claude Code's rule): the next list starts fresh.
-        ctx.services[SERVICE_KEY] = [] if todos and all(t["status"] == "completed" for t in todos) else todos
+        ctx.services[SERVICE_KEY] = kept_list(todos)
         return ToolOutput(
             "Todos have been modified successfully. Ensure that you continue to use the todo list to track your "
             "progress. Please proceed with the current tasks if applicable",

@@ -71,3 +71,24 @@ def send_to_prompt(app: Any, text: str = "", *, backspace: bool = False) -> None
         prompt.insert_text_at_cursor(text)
     elif hasattr(prompt, "insert"):
         prompt.insert(text)
+
+
+def route_key(app: Any, guard: TypingGuard, event: Any, answers: Container[str]) -> bool:
+    """A dialog's key through `guard`: text goes to the prompt, answer keys and keys typed as text stop
+    here, Enter answers nothing while typing (Backspace reaches the prompt). True when the typing state
+    changed (the dialog redraws its hint)."""
+    typing = guard.is_typing()
+    if event.is_printable and event.character:
+        text = guard.key(event.character)
+        if text:
+            send_to_prompt(app, "".join(text))
+        if text or guard.typing or event.character in answers:
+            event.stop()
+            event.prevent_default()
+        return guard.typing != typing
+    if typing and event.key in ("enter", "backspace"):
+        event.stop()
+        event.prevent_default()
+        if event.key == "backspace":
+            send_to_prompt(app, backspace=True)
+    return False

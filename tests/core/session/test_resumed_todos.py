@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tui_agent.core.session.todos import kept_list, last_todo_list
+from tui_agent.core.session.todos import last_todo_list
 from tui_agent.providers.scripted import Reply, Text, ToolUse
-from tui_agent.tools.todo import TodoWriteTool
+from tui_agent.tools.todo import TodoWriteTool, kept_list
 
 FIRST = [{"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
          {"content": "Run the tests", "status": "in_progress", "activeForm": "Running the tests"}]

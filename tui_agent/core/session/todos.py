@@ -38,9 +38,3 @@ def last_todo_list(history: Iterable[dict[str, Any]]) -> list[Any] | None:
             if isinstance(todos, list):
                 return todos
     return None
-
-
-def kept_list(todos: list[Any]) -> list[dict[str, Any]]:
-    """What the agent keeps after a TodoWrite: the list, or nothing once every item is done (as Claude Code)."""
-    items = [t for t in todos if isinstance(t, dict)]
-    return [] if items and all(t.get("status") == "completed" for t in items) else items

@@ -24,7 +24,7 @@ from textual.widgets import Input, Static
 
 from ...core.executor import SHELL_TOOLS
 from ...core.permission_types import PermissionAnswer, PermissionRequest
-from ..dialog_typing import TypingGuard, send_to_prompt
+from ..dialog_typing import TypingGuard, route_key
 from ..widgets.visible_text import visible_content, visible_line
 
 ChoiceName = Literal["once", "session", "always", "deny", "words", "deny_all"]
@@ -338,21 +338,8 @@ class PermissionScreen(ModalScreen[PermissionAnswer]):
     def on_key(self, event: Any) -> None:
         if self._words_for is not None:
             return
-        typing = self.typing.is_typing()
-        if event.is_printable and event.character:
-            text = self.typing.key(event.character)
-            if text:
-                send_to_prompt(self.app, "".join(text))
-            if text or self.typing.typing or event.character in ANSWER_KEYS:
-                event.stop()
-                event.prevent_default()
-            if self.typing.typing != typing:
-                self._render_state()
-        elif typing and event.key in ("enter", "backspace"):
-            event.stop()
-            event.prevent_default()
-            if event.key == "backspace":
-                send_to_prompt(self.app, backspace=True)
+        if route_key(self.app, self.typing, event, ANSWER_KEYS):
+            self._render_state()
 
     def _typing_tick(self) -> None:
         key = self.typing.due(ANSWER_KEYS)

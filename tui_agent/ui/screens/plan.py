@@ -22,7 +22,7 @@ from textual.widgets import Input, Static
 
 from ...core.permission_types import PermissionAnswer, PermissionRequest
 from ..ask_dialogs import register
-from ..dialog_typing import TypingGuard, send_to_prompt
+from ..dialog_typing import TypingGuard, route_key
 from ..widgets.visible_text import visible_line
 
 WORDS_PLACEHOLDER = "Tell the model what to change (sent to it word for word)"
@@ -125,21 +125,8 @@ class _ChoiceDialog(ModalScreen[PermissionAnswer | None]):
     def on_key(self, event: Any) -> None:
         if self.words_open():
             return
-        typing = self.typing.is_typing()
-        if event.is_printable and event.character:
-            text = self.typing.key(event.character)
-            if text:
-                send_to_prompt(self.app, "".join(text))
-            if text or self.typing.typing or event.character in self.answer_keys:
-                event.stop()
-                event.prevent_default()
-            if self.typing.typing != typing:
-                self._render_state()
-        elif typing and event.key in ("enter", "backspace"):
-            event.stop()
-            event.prevent_default()
-            if event.key == "backspace":
-                send_to_prompt(self.app, backspace=True)
+        if route_key(self.app, self.typing, event, self.answer_keys):
+            self._render_state()
 
     def _typing_tick(self) -> None:
         key = self.typing.due(self.answer_keys)
