@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Iterator
@@ -56,6 +57,11 @@ def pytest_configure(config: pytest.Config) -> None:
     """The whole process, before any test module is imported: nothing of the developer's environment."""
     for name in [n for n in os.environ if scrubbed(n)]:
         del os.environ[name]
+    # The suite starts hundreds of Python processes (xdist workers, `tui-agent`, MCP servers): with
+    # PYTHONDONTWRITEBYTECODE set (as it is in some shells, ours among them) each would compile the package
+    # and the rewritten test modules from source again, about a third of a second each.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
     root = Path(tempfile.mkdtemp(prefix="tui-agent-tests-"))
     config.stash[_SESSION_ROOT] = root
     os.environ.update(_scratch_machine(root))

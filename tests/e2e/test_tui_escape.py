@@ -23,6 +23,7 @@ from tests.ui.app_support import (
     until_idle,
     wait_until,
 )
+from tests.ui.app_support import type_keys
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ async def test_escape_while_tools_run_kills_their_processes(project: Path, monke
     ]
     app, model = build(project, script, permission_mode="bypassPermissions")
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press(*"run them", "enter")
+        await type_keys(pilot, *"run them", "enter")
         await until(pilot, lambda: len(sleep_processes(marker)) >= 2)
         t0 = time.monotonic()
         await pilot.press("escape")
@@ -54,7 +55,7 @@ async def test_escape_while_tools_run_kills_their_processes(project: Path, monke
         assert elapsed < 60, f"processes took {elapsed:.0f} s to go: the grace period was waited out"
         await until_idle(pilot, app)
         assert app.prompt.has_focus and not app.running
-        await pilot.press(*"go on", "enter")
+        await type_keys(pilot, *"go on", "enter")
         await until_idle(pilot, app)
         assert "after the interruption" in transcript_text(app)
     results = model.requests[1]["messages"][2]["content"]
@@ -67,7 +68,7 @@ async def test_escape_while_waiting_for_a_tool_to_start_and_during_retry(project
     script = [fault(529, retry_after=5), Reply([Text("never")])]
     app, _ = build(project, script)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"hello", "enter")
+        await type_keys(pilot, *"hello", "enter")
         await until(pilot, lambda: "retrying in 5.0s (attempt 1)" in transcript_text(app))
         await pilot.press("escape")
         await until_idle(pilot, app)
@@ -84,12 +85,12 @@ async def test_leaving_while_shells_run_leaves_no_process_behind(project: Path, 
     ]
     app, _ = build(project, script, permission_mode="bypassPermissions")
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press(*"run them", "enter")
+        await type_keys(pilot, *"run them", "enter")
         await until(pilot, lambda: bool(sleep_processes(background)) and bool(sleep_processes(foreground)))
         if leave == "ctrl+c twice":
             await pilot.press("ctrl+c", "ctrl+c")
         else:
-            await pilot.press(*leave, "enter")
+            await type_keys(pilot, *leave, "enter")
         await wait_until(lambda: app.return_code is not None)
     assert app.return_code == 0
     assert await wait_until(lambda: not sleep_processes(background) and not sleep_processes(foreground)), (

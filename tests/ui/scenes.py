@@ -14,6 +14,7 @@ from tui_agent.providers.scripted import Conversations, Reply, Text, Thinking, T
 from tui_agent.ui.app import TuiAgentApp
 
 from tests.ui.app_support import FakeClock, build, lanes_text, until, until_idle
+from tests.ui.app_support import type_keys
 
 SCENE_ROOT = Path("/tmp/tui-agent-scenes/project")
 
@@ -84,7 +85,7 @@ def parallel_tools() -> Scene:
     app, _ = build(project, script, clock=clock, permission_mode="bypassPermissions")
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await pilot.press(*"build, test and wait", "enter")
+        await type_keys(pilot, *"build, test and wait", "enter")
         await until(pilot, lambda: sum(c.phase == "running" for c in app.calls.calls.values()) == 3
                     and sum(bool(c.last_line) for c in app.calls.calls.values()) == 2)
         clock.advance(4.2)
@@ -103,7 +104,7 @@ def interrupted_run() -> Scene:
     app, _ = build(project, script, clock=clock, permission_mode="bypassPermissions")
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await pilot.press(*"run the tests", "enter")
+        await type_keys(pilot, *"run the tests", "enter")
         await until(pilot, lambda: any(c.phase == "running" for c in app.calls.calls.values()))
         clock.advance(2.5)
         await pilot.press("escape")
@@ -128,7 +129,7 @@ def finished_answer() -> Scene:
     app, _ = build(project, script, clock=clock, permission_mode="acceptEdits")
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await pilot.press(*"make main return 2", "enter")
+        await type_keys(pilot, *"make main return 2", "enter")
         await until_idle(pilot, app)
         await settle(pilot, app)
 
@@ -158,7 +159,7 @@ def subagents_running() -> Scene:
         return len(shells) == 2 and len(views) == 2 and all(v.tokens for v in views) and all(c.last_line for c in shells) and reads_done
 
     async def run_before(pilot: Pilot[Any]) -> None:
-        await pilot.press(*"MAIN: where is main, and do the tests pass?", "enter")
+        await type_keys(pilot, *"MAIN: where is main, and do the tests pass?", "enter")
         await until(pilot, both_running)
         clock.advance(3.4)
         await settle(pilot, app)

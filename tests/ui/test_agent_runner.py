@@ -19,6 +19,7 @@ from tui_agent.providers.scripted import Reply, ScriptedModel, Text, ToolUse
 from tui_agent.ui.agent_runner import AgentRunner
 
 from tests.ui.app_support import build, isolate, project_at, transcript_text, trust_for_tests, until, until_idle
+from tests.ui.app_support import type_keys
 
 
 @pytest.fixture
@@ -75,12 +76,12 @@ async def test_keys_echo_and_esc_shows_interrupted_while_the_core_thread_is_stuc
     script = [Reply([Text("Working.\n\n"), ToolUse("Bash", {"command": "sleep 300"})])]
     app, _ = build(project, script, permission_mode="bypassPermissions")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"go", "enter")
+        await type_keys(pilot, *"go", "enter")
         await until(pilot, lambda: any(c.phase == "running" for c in app.calls.calls.values()))
         assert app.runner._thread is not threading.current_thread()
         release = threading.Event()
         app.runner.call(release.wait, 60)  # a synchronous step of the core that takes its time
-        await pilot.press(*"typed meanwhile")
+        await type_keys(pilot, *"typed meanwhile")
         assert app.prompt.text == "typed meanwhile", "keys are echoed while the core is busy"
         await pilot.press("escape")
         assert "Interrupted" in transcript_text(app), "ESC shows at once, whatever the core is doing"

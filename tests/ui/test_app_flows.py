@@ -17,6 +17,7 @@ from tui_agent.ui.messages import AgentEvents
 from tui_agent.ui.widgets.transcript_items import AssistantText, NoticeLine, ThinkingText, ToolCell, UserPrompt
 
 from tests.ui.app_support import build, lanes_text, transcript_text, until, until_idle, past_the_guard
+from tests.ui.app_support import type_keys
 
 
 async def test_prompt_streams_answer_and_tool_cells(project: Path) -> None:
@@ -28,7 +29,7 @@ async def test_prompt_streams_answer_and_tool_cells(project: Path) -> None:
     app, model = build(project, script)
     batches: list[AgentEvents] = []
     async with app.run_test(size=(100, 32), message_hook=lambda m: batches.append(m) if isinstance(m, AgentEvents) else None) as pilot:
-        await pilot.press(*"what is this?", "enter")
+        await type_keys(pilot, *"what is this?", "enter")
         await until_idle(pilot, app)
         kinds = [type(item) for item in app.transcript.items]
         assert kinds[1:] == [UserPrompt, ThinkingText, AssistantText, ToolCell, ToolCell, AssistantText]
@@ -61,7 +62,7 @@ async def test_parallel_tools_get_their_own_lanes(project: Path) -> None:
     ]
     app, _ = build(project, script, permission_mode="bypassPermissions")
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press(*"go", "enter")
+        await type_keys(pilot, *"go", "enter")
         await until(pilot, lambda: sum(c.phase == "running" for c in app.calls.calls.values()) == 3)
         assert sorted(c.lane for c in app.calls.calls.values()) == [0, 1, 2]
         assert app.lanes.ticking
@@ -80,7 +81,7 @@ async def test_escape_while_streaming_interrupts_and_conversation_goes_on(projec
     script = [Reply([Text("word " * 2000)], chunk=5, delay=0.002), Reply([Text("continuing")])]
     app, model = build(project, script)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"write a lot", "enter")
+        await type_keys(pilot, *"write a lot", "enter")
         await until(pilot, lambda: any(isinstance(i, AssistantText) for i in app.transcript.items))
         await pilot.pause(0.1)
         await pilot.press("escape")
@@ -88,7 +89,7 @@ async def test_escape_while_streaming_interrupts_and_conversation_goes_on(projec
         await until_idle(pilot, app)
         assert app.prompt.has_focus
         assert transcript_text(app).count("Interrupted") == 1
-        await pilot.press(*"and now?", "enter")
+        await type_keys(pilot, *"and now?", "enter")
         await until_idle(pilot, app)
         assert "continuing" in transcript_text(app)
     sent = model.requests[1]["messages"]
@@ -109,7 +110,7 @@ async def test_prompt_typed_during_a_run_is_queued_then_sent(project: Path) -> N
 
     app, model = build(project, script)
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"one", "enter")
+        await type_keys(pilot, *"one", "enter")
         await until(pilot, lambda: app.running)
         app.submit("two")  # sent while the first run is going
         assert app.queued_prompts == ["two"]
@@ -129,7 +130,7 @@ async def test_one_lane_can_be_cancelled_alone(project: Path) -> None:
     ]
     app, _ = build(project, script, permission_mode="bypassPermissions")
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press(*"go", "enter")
+        await type_keys(pilot, *"go", "enter")
         await until(pilot, lambda: sum(c.phase == "running" for c in app.calls.calls.values()) == 2)
         await pilot.press("tab")  # prompt -> ... the lanes panel is reachable by focus
         app.lanes.focus()
@@ -149,7 +150,7 @@ async def test_tool_cell_expands_and_escape_closes_it(project: Path) -> None:
     script = [Reply([ToolUse("Bash", {"command": "cat long.txt"})]), Reply([Text("read it")])]
     app, _ = build(project, script, permission_mode="bypassPermissions")
     async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.press(*"cat", "enter")
+        await type_keys(pilot, *"cat", "enter")
         await until_idle(pilot, app)
         assert "+27 lines (enter to expand)" in transcript_text(app)
         app.transcript.focus()
@@ -171,7 +172,7 @@ async def test_edit_shows_its_diff(project: Path) -> None:
     ]
     app, _ = build(project, script, permission_mode="acceptEdits")
     async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.press(*"edit", "enter")
+        await type_keys(pilot, *"edit", "enter")
         await until_idle(pilot, app)
         text = transcript_text(app)
         assert "+1 -1" in text and "-    return 1" in text and "+    return 2" in text
@@ -182,7 +183,7 @@ async def test_permission_dialog_escape_denies_without_aborting(project: Path) -
     script = [Reply([ToolUse("Bash", {"command": "touch made.txt"})]), Reply([Text("you said no")])]
     app, _ = build(project, script)
     async with app.run_test(size=(100, 36)) as pilot:
-        await pilot.press(*"make a file", "enter")
+        await type_keys(pilot, *"make a file", "enter")
         await until(pilot, lambda: any(c.phase == "waiting" for c in app.calls.calls.values()) and app.screen is not app.screen_stack[0])
         assert "waiting for you" in lanes_text(app)
         await past_the_guard(pilot, app)  # the dialog ignores keys for a moment after it opens
@@ -198,7 +199,7 @@ async def test_permission_dialog_escape_denies_without_aborting(project: Path) -
 async def test_slash_commands_and_ctrl_c_twice_quits(project: Path) -> None:
     app, _ = build(project, [])
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"/help", "enter")
+        await type_keys(pilot, *"/help", "enter")
         await until(pilot, lambda: "/clear" in transcript_text(app))
         await pilot.press("ctrl+c")
         assert "press Ctrl+C again to quit" in str(app.status.render())
@@ -232,7 +233,7 @@ async def test_widget_count_and_drawn_lines_stay_bounded_however_long_the_sessio
     async with app.run_test(size=(100, 30)) as pilot:
         widgets_before = len(list(app.screen.walk_children()))
         for prompt in ("one", "two"):
-            await pilot.press(*prompt, "enter")
+            await type_keys(pilot, *prompt, "enter")
             await until_idle(pilot, app)
         assert len(list(app.screen.walk_children())) == widgets_before
         assert app.transcript.virtual_size.height > 1000
@@ -253,7 +254,7 @@ async def test_lanes_panel_hides_and_shows(project: Path) -> None:
     app, _ = build(project, script)
     async with app.run_test(size=(80, 24)) as pilot:
         assert not app.lanes.display, "no tools yet: no panel"
-        await pilot.press(*"read", "enter")
+        await type_keys(pilot, *"read", "enter")
         await until_idle(pilot, app)
         assert app.lanes.display
         await pilot.press("ctrl+t")
@@ -272,7 +273,7 @@ async def test_the_command_palette_runs_slash_commands(project: Path) -> None:
         await until(pilot, lambda: app.ready)
         await pilot.press("ctrl+p")  # the palette
         await until(pilot, lambda: isinstance(app.screen, CommandPalette))
-        await pilot.press(*"/cost")
+        await type_keys(pilot, *"/cost")
         await until(pilot, lambda: _first_command(app).startswith("/cost"))
         await pilot.press("enter")
         await until(pilot, lambda: "Total cost:" in transcript_text(app))
@@ -291,7 +292,7 @@ async def test_a_prompt_starting_with_a_path_is_sent_to_the_model(project: Path)
     """`/usr/bin/python crashes` is a question about a path, not an unknown slash command."""
     app, model = build(project, [Reply([Text("Let me look.")])])
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"/usr/bin/python crashes", "enter")
+        await type_keys(pilot, *"/usr/bin/python crashes", "enter")
         await until(pilot, lambda: len(model.requests) == 1 and not app.running, timeout=10)
         assert model.requests[0]["messages"][0]["content"][0]["text"] == "/usr/bin/python crashes"
         assert "Unknown command" not in transcript_text(app)

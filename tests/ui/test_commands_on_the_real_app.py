@@ -28,6 +28,7 @@ from tui_agent.ui.screens.sandbox import SandboxScreen
 from tui_agent.ui.widgets.transcript_items import AssistantText, NoticeLine, ToolCell, UserPrompt
 
 from tests.core.context.scripts import conversation
+from tests.ui.app_support import type_keys
 from tests.ui.app_support import build, transcript_text, until, until_idle
 from tests.ui.conftest_permission import CommandHarness, make_agent
 
@@ -135,7 +136,7 @@ async def test_shift_tab_switches_the_mode_the_policy_applies_and_the_status_lin
         await pilot.press("shift+tab")
         assert app.agent.policy.mode == "acceptEdits"
         assert "acceptEdits mode" in status_text(app)
-        await pilot.press(*"write it", "enter")
+        await type_keys(pilot, *"write it", "enter")
         asked = lambda: isinstance(app.screen, PermissionScreen)
         await until(pilot, lambda: asked() or not app.running and "written" in transcript_text(app))
         assert not asked(), "acceptEdits: the edit asks nothing"
@@ -164,7 +165,7 @@ async def test_ctrl_t_hides_and_shows_the_tools_panel(project: Path) -> None:
     app, _ = build(project, script)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"read", "enter")
+        await type_keys(pilot, *"read", "enter")
         await until(pilot, lambda: "● ok" in transcript_text(app) and not app.running)  # the run, not a queued prompt
         assert app.lanes.display and "Read" in str(app.lanes.render())
         await pilot.press("ctrl+t")
@@ -182,17 +183,17 @@ async def test_clear_empties_the_conversation_the_history_and_the_lanes(project:
     app, model = build(project, script)
     errors = CommandErrors()
     async with app.run_test(size=(100, 30), message_hook=errors) as pilot:
-        await pilot.press(*"look", "enter")
+        await type_keys(pilot, *"look", "enter")
         await until_idle(pilot, app)
         assert conversation_kinds(app) == [UserPrompt, ToolCell, AssistantText] and app.lanes.display
         assert app.agent.history
-        await pilot.press(*"/clear", "enter")
+        await type_keys(pilot, *"/clear", "enter")
         await shown(pilot, errors, lambda: "Conversation cleared" in notices(app))
         assert conversation_kinds(app) == [], "nothing of the old conversation is drawn"
         assert "look" not in transcript_text(app) and "read it" not in transcript_text(app)
         assert app.agent.history == []
         assert not app.calls.calls and not app.lanes.display
-        await pilot.press(*"again", "enter")
+        await type_keys(pilot, *"again", "enter")
         await until_idle(pilot, app)
     assert [m["role"] for m in model.requests[-1]["messages"]] == ["user"], "the next request starts a new history"
     assert "again" in str(model.requests[-1]["messages"]) and "look" not in str(model.requests[-1]["messages"])
@@ -204,13 +205,13 @@ async def test_model_shows_and_switches_the_model_of_the_next_request(project: P
     async with app.run_test(size=(120, 30), message_hook=errors) as pilot:
         await until(pilot, lambda: app.ready)
         first = app.agent.model.config.model
-        await pilot.press(*"/model", "enter")
+        await type_keys(pilot, *"/model", "enter")
         await shown(pilot, errors, lambda: f"Model: {first}" in notices(app))
-        await pilot.press(*"/model claude-opus-4-7", "enter")
+        await type_keys(pilot, *"/model claude-opus-4-7", "enter")
         await shown(pilot, errors, lambda: "Model: claude-opus-4-7 (from the next request on)" in notices(app))
         assert app.agent.model.config.model == "claude-opus-4-7"
         assert "claude-opus-4-7" in status_text(app) and first not in status_text(app)
-        await pilot.press(*"hello", "enter")
+        await type_keys(pilot, *"hello", "enter")
         await until_idle(pilot, app)
     assert model.requests[-1]["model"] == "claude-opus-4-7"
 
@@ -220,7 +221,7 @@ async def test_rename_names_the_session_in_its_transcript(project: Path) -> None
     errors = CommandErrors()
     async with app.run_test(size=(100, 30), message_hook=errors) as pilot:
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"/rename my work", "enter")
+        await type_keys(pilot, *"/rename my work", "enter")
         await shown(pilot, errors, lambda: "Session renamed: my work" in notices(app))
 
         def titles() -> list[str]:

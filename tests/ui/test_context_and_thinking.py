@@ -13,6 +13,7 @@ from tui_agent.ui.messages import AgentEvents
 from tui_agent.ui.widgets.conversation import REDACTED_THINKING_TEXT
 
 from tests.ui.app_support import build, transcript_text, until, until_idle
+from tests.ui.app_support import type_keys
 
 
 def status_text(app: Any) -> str:
@@ -32,10 +33,10 @@ async def test_the_meter_shows_the_share_left_until_compaction_and_warns_when_lo
     async with app.run_test(size=(80, 24), message_hook=lambda m: batches.append(m) if isinstance(m, AgentEvents) else None) as pilot:
         await until(pilot, lambda: app.ready and app.status.state.context_left is not None)
         assert meter(app) >= 90  # a new session: only the system prompt and tools (~13k tokens with every built-in tool)
-        await pilot.press(*"one", "enter")
+        await type_keys(pilot, *"one", "enter")
         await until_idle(pilot, app)
         assert 85 <= meter(app) <= 88  # (167k - ~20k) / 167k
-        await pilot.press(*"two", "enter")
+        await type_keys(pilot, *"two", "enter")
         await until_idle(pilot, app)
         assert 8 <= meter(app) <= 11  # (167k - ~150k) / 167k: shown in the warning style
         assert app.status.state.context_left is not None and app.status.state.context_left <= 0.2
@@ -50,7 +51,7 @@ async def test_the_meter_stays_visible_at_80_columns_while_running(project: Path
     script = [Reply([ToolUse("Bash", {"command": f"until [ -e {hold} ]; do sleep 0.02; done"})], input_tokens=40_000), Reply([Text("ok")])]
     app, _ = build(project, script, permission_mode="bypassPermissions")
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press(*"wait", "enter")
+        await type_keys(pilot, *"wait", "enter")
         await until(pilot, lambda: any(c.phase == "running" for c in app.calls.calls.values()))
         await until(pilot, lambda: "context left" in status_text(app))
         line = status_text(app)
@@ -64,15 +65,15 @@ async def test_alt_t_switches_thinking_for_the_next_prompts(project: Path) -> No
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.ready)
         assert "thinking" not in status_text(app)
-        await pilot.press(*"one", "enter")
+        await type_keys(pilot, *"one", "enter")
         await until_idle(pilot, app)
         await pilot.press("alt+t")  # on
         assert "∴ thinking" in status_text(app)
-        await pilot.press(*"two", "enter")
+        await type_keys(pilot, *"two", "enter")
         await until_idle(pilot, app)
         await pilot.press("alt+t")  # off again
         assert "∴ thinking" not in status_text(app)
-        await pilot.press(*"three", "enter")
+        await type_keys(pilot, *"three", "enter")
         await until_idle(pilot, app)
     assert [r.get("thinking") for r in model.requests] == [None, {"type": "adaptive"}, None]
     assert "interleaved-thinking-2025-05-14" in model.request_headers[1]["anthropic-beta"]
@@ -86,9 +87,9 @@ async def test_context_command_names_the_parts_and_the_largest_results(project: 
     (project / "CLAUDE.md").write_text("Prefer small functions.\n")
     app, _ = build(project, script, permission_mode="bypassPermissions")
     async with app.run_test(size=(160, 40)) as pilot:
-        await pilot.press(*"look", "enter")
+        await type_keys(pilot, *"look", "enter")
         await until_idle(pilot, app)
-        await pilot.press(*"/context", "enter")
+        await type_keys(pilot, *"/context", "enter")
         await until(pilot, lambda: "Context usage" in transcript_text(app))
         text = transcript_text(app)
     for part in ("System prompt:", "System tools:", "Memory files:", "Messages:", "Tool results:", "Free space:",
@@ -102,7 +103,7 @@ async def test_context_command_names_the_parts_and_the_largest_results(project: 
 async def test_redacted_thinking_alone_is_one_muted_line(project: Path) -> None:
     app, model = build(project, [Reply([RedactedThinking("ENC=="), Text("answer")])])
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"q", "enter")
+        await type_keys(pilot, *"q", "enter")
         await until_idle(pilot, app)
         text = transcript_text(app)
     assert text.count(REDACTED_THINKING_TEXT) == 1
@@ -111,9 +112,9 @@ async def test_redacted_thinking_alone_is_one_muted_line(project: Path) -> None:
 async def test_redacted_thinking_is_counted_on_the_thinking_line(project: Path) -> None:
     app, model = build(project, [Reply([Thinking("visible part"), RedactedThinking("ENC=="), Text("answer")]), Reply([Text("again")])])
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"q", "enter")
+        await type_keys(pilot, *"q", "enter")
         await until_idle(pilot, app)
-        await pilot.press(*"more", "enter")
+        await type_keys(pilot, *"more", "enter")
         await until_idle(pilot, app)
         text = transcript_text(app)
     assert "∴ Thinking… (12 chars + 1 redacted)" in text and REDACTED_THINKING_TEXT not in text

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.ui.app_support import build, isolate, project_at, transcript_text, until, until_idle
+from tests.ui.app_support import type_keys
 from tui_agent.providers.scripted import Reply, Text
 from tui_agent.ui.commands import SlashCommandsProvider
 from tui_agent.ui.screens.trust import TrustScreen
@@ -52,7 +53,7 @@ async def test_slash_opens_the_command_list_with_hints_and_tab_inserts(project: 
     app, _ = build(project, [])
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.ready, SLOW)
-        await pilot.press(*"/gre")
+        await type_keys(pilot, *"/gre")
         await until(pilot, lambda: "/greet <name>  Greet someone (project)" in completion_items(app), SLOW)
         await pilot.press("tab")
         assert app.prompt.text == "/greet "
@@ -120,7 +121,7 @@ def test_snapshot_the_slash_list_with_a_custom_command_at_80x24(snap_compare: An
     async def run_before(pilot: Any) -> None:
         app.prompt.cursor_blink = False
         await until(pilot, lambda: app.ready, SLOW)
-        await pilot.press(*"/gre")
+        await type_keys(pilot, *"/gre")
         await until(pilot, lambda: "/greet <name>  Greet someone (project)" in completion_items(app), SLOW)
         await pilot.pause()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.ui.app_support import past_the_guard, transcript_text, until, until_idle
+from tests.ui.app_support import type_keys
 from tui_agent.config import AgentSettings
 from tui_agent.providers.demo import demo_model
 from tui_agent.ui.app import make_app
@@ -23,7 +24,7 @@ def demo_app(project: Path) -> Any:
 
 async def send(pilot: Any, app: Any, text: str) -> None:
     await until(pilot, lambda: app.ready)
-    await pilot.press(*["space" if c == " " else c for c in text], "enter")
+    await type_keys(pilot, *["space" if c == " " else c for c in text], "enter")
 
 
 async def dialog(pilot: Any, app: Any, kind: type) -> Any:

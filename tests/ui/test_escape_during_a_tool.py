@@ -14,6 +14,7 @@ from tui_agent.providers.scripted import Reply, Text, ToolUse
 from tui_agent.ui.widgets.transcript_items import NoticeLine
 
 from tests.ui.app_support import build, transcript_text, until, until_idle
+from tests.ui.app_support import type_keys
 
 
 def sleeping(tag: str) -> list[psutil.Process]:
@@ -40,7 +41,7 @@ async def test_escape_during_a_shell_tool_draws_interrupted_in_view_at_once_and_
     ]
     app, model = build(project, script, permission_mode="bypassPermissions")
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press(*"go", "enter")
+        await type_keys(pilot, *"go", "enter")
         await until(pilot, lambda: any(c.phase == "running" for c in app.calls.calls.values()) and bool(sleeping(tag)))
         await pilot.pause(0.2)
         assert app.transcript.max_scroll_y > 0, "the pane is full: the new line needs a scroll to be seen"
@@ -51,7 +52,7 @@ async def test_escape_during_a_shell_tool_draws_interrupted_in_view_at_once_and_
         await until(pilot, lambda: not sleeping(tag))
         await until_idle(pilot, app)
         assert transcript_text(app).count("Interrupted ·") == 1, "drawn once, not again at the run's end"
-        await pilot.press(*"and now?", "enter")
+        await type_keys(pilot, *"and now?", "enter")
         await until_idle(pilot, app)
     sent = model.requests[1]["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "user"]

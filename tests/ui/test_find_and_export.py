@@ -10,6 +10,7 @@ from tui_agent.providers.scripted import Reply, Text, ToolUse
 from tui_agent.ui.find import FindBar
 
 from tests.ui.app_support import build, transcript_text, until, until_idle
+from tests.ui.app_support import type_keys
 
 
 async def test_export_writes_the_prompts_answers_and_tool_calls_as_markdown(project: Path) -> None:
@@ -21,10 +22,10 @@ async def test_export_writes_the_prompts_answers_and_tool_calls_as_markdown(proj
     app, _ = build(project, script)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"What does notes say?", "enter")
+        await type_keys(pilot, *"What does notes say?", "enter")
         await until_idle(pilot, app)
         await until(pilot, lambda: "The file says" in transcript_text(app))
-        await pilot.press(*"/export out/chat", "enter")
+        await type_keys(pilot, *"/export out/chat", "enter")
         await until(pilot, lambda: "Conversation exported to:" in transcript_text(app))
         written = project / "out" / "chat.md"
         assert str(written) in transcript_text(app).replace("\n", "")
@@ -40,12 +41,12 @@ async def test_export_writes_the_prompts_answers_and_tool_calls_as_markdown(proj
         assert '"file_path":' in text[call:result]  # the whole input, as JSON
 
         # Without a name: a dated file named after the first prompt, in the working folder.
-        await pilot.press(*"/export", "enter")
+        await type_keys(pilot, *"/export", "enter")
         pattern = re.compile(r"\d{4}-\d\d-\d\d-\d{6}-what-does-notes-say\.md")
         await until(pilot, lambda: any(pattern.fullmatch(p.name) for p in project.iterdir()))
         # The same name again overwrites (as Claude Code: a name is an explicit choice).
         written.write_text("old")
-        await pilot.press(*"/export out/chat.md", "enter")
+        await type_keys(pilot, *"/export out/chat.md", "enter")
         await until(pilot, lambda: written.read_text() != "old")
 
 
@@ -54,14 +55,14 @@ async def test_ctrl_f_finds_counts_steps_highlights_and_esc_closes(project: Path
     app, _ = build(project, [Reply([Text("\n\n".join(lines))])])
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"fruit?", "enter")
+        await type_keys(pilot, *"fruit?", "enter")
         await until_idle(pilot, app)
         await until(pilot, lambda: "line 79" in transcript_text(app))
         transcript = app.transcript
         await pilot.press("ctrl+f")
         await until(pilot, lambda: bool(app.query(FindBar)) and app.focused is app.query_one(FindBar).input)
         bar = app.query_one(FindBar)
-        await pilot.press(*"APPLE")
+        await type_keys(pilot, *"APPLE")
         await until(pilot, lambda: bar.count_text == "1 of 3")
 
         def in_view(text: str) -> bool:
@@ -95,7 +96,7 @@ async def test_a_mouse_selection_in_the_conversation_is_copied_through_osc_52(pr
     app, _ = build(project, [Reply([Text("alpha beta gamma\n\ndelta epsilon")])])
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"words?", "enter")
+        await type_keys(pilot, *"words?", "enter")
         await until_idle(pilot, app)
         await until(pilot, lambda: "delta epsilon" in transcript_text(app))
         await pilot.pause()

@@ -11,6 +11,7 @@ from tui_agent.ui.help_text import help_text
 from tui_agent.ui.widgets.lanes import PHASE_GLYPH
 
 from tests.ui.app_support import build, transcript_text, until
+from tests.ui.app_support import type_keys
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -18,7 +19,7 @@ async def test_help_fits_the_terminal_and_explains_the_lane_glyphs(project: Path
     app, _ = build(project, [])
     async with app.run_test(size=size) as pilot:
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"/help", "enter")
+        await type_keys(pilot, *"/help", "enter")
         await until(pilot, lambda: "The tools panel" in transcript_text(app))
         text = transcript_text(app)
         lines = text.splitlines()

@@ -13,6 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.mcp.test_mcp_resources import README, RESOURCE_SERVER
+from tests.ui.app_support import type_keys
 from tests.ui.app_support import FakeClock, build, isolate, transcript_text, trust_for_tests, until, until_idle
 from tests.ui.scenes import SCENE_ROOT, fresh_project, settle
 from tui_agent.core.mcp.setup import mcp_manager
@@ -40,10 +41,10 @@ async def test_the_at_list_offers_resources_with_their_names_and_tab_inserts_one
     app, model = build(project, [Reply([Text("read it")])], mcp_config=[DOCS])
     async with app.run_test(size=(100, 30)) as pilot:
         await connected(pilot, app)
-        await pilot.press(*"summarize @")
+        await type_keys(pilot, *"summarize @")
         await until(pilot, lambda: any(s.startswith("docs:") for s in shown(app)))
         assert "README.md" in shown(app)  # the files stay, first
-        await pilot.press(*"docs:rea")
+        await type_keys(pilot, *"docs:rea")
         await until(pilot, lambda: bool(shown(app)) and shown(app)[0] == "docs:docs://readme  readme")
         await pilot.press("tab")
         assert app.prompt.text == "summarize @docs:docs://readme "
@@ -83,7 +84,7 @@ def at_list_scene(project: Path) -> tuple[Any, Any]:
     async def run_before(pilot: Pilot[Any]) -> None:
         app.prompt.cursor_blink = False
         await connected(pilot, app)
-        await pilot.press(*"summarize @")
+        await type_keys(pilot, *"summarize @")
         await until(pilot, lambda: len(shown(app)) == 6)
         await settle(pilot, app)
 

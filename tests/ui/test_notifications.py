@@ -12,6 +12,7 @@ from tui_agent.providers.scripted import Reply, Text, ToolUse
 from tui_agent.ui import notify
 
 from tests.core.support import assert_history_valid
+from tests.ui.app_support import type_keys
 from tests.ui.app_support import FakeClock, build, until, until_idle
 
 
@@ -31,7 +32,7 @@ async def run_long_turn(project: Path, **settings) -> tuple[list[str], object]:
     async with app.run_test(size=(100, 30)) as pilot:
         app.notifier._write = written.append  # noqa: SLF001  # what would reach the terminal
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"go", "enter")
+        await type_keys(pilot, *"go", "enter")
         await until_idle(pilot, app)
         await app.notifier.wait_hooks()
     return written, app
@@ -48,7 +49,7 @@ async def test_a_short_turn_does_not_notify(project: Path) -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         app.notifier._write = written.append  # noqa: SLF001
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"go", "enter")
+        await type_keys(pilot, *"go", "enter")
         await until_idle(pilot, app)
     assert written == [] and app.notifier.sent == []
 
@@ -64,7 +65,7 @@ async def test_no_escape_while_the_terminal_reports_focus(project: Path) -> None
         app.post_message(events.AppFocus())
         await until(pilot, lambda: app.notifier.focused is True)
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"go", "enter")
+        await type_keys(pilot, *"go", "enter")
         await until_idle(pilot, app)
         assert app.notifier.sent and written == []
         app.post_message(events.AppBlur())
@@ -97,7 +98,7 @@ async def test_a_permission_ask_waiting_notifies(project: Path, monkeypatch) -> 
     async with app.run_test(size=(100, 30)) as pilot:
         app.notifier._write = written.append  # noqa: SLF001
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"go", "enter")
+        await type_keys(pilot, *"go", "enter")
         await until(pilot, lambda: app.asker.dialog is not None)
         await until(pilot, lambda: bool(written))
         assert app.notifier.sent == ["tui-agent needs your permission to use Bash"]

@@ -10,6 +10,7 @@ from tui_agent.providers.scripted import Reply, Text
 from tui_agent.ui.widgets.transcript_items import NoticeLine
 
 from tests.ui.app_support import build, until, until_idle
+from tests.ui.app_support import type_keys
 
 
 def notices(app) -> str:
@@ -27,18 +28,18 @@ async def test_output_style_lists_and_switches_for_the_next_request(project: Pat
     app, model = build(project, [Reply([Text("plain")]), Reply([Text("arr")])])
     async with app.run_test(size=(110, 36)) as pilot:
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"hello", "enter")
+        await type_keys(pilot, *"hello", "enter")
         await until(pilot, lambda: len(model.requests) == 1)
         await until_idle(pilot, app)
 
-        await pilot.press(*"/output-style", "enter")
+        await type_keys(pilot, *"/output-style", "enter")
         await until(pilot, lambda: "Output styles" in notices(app))
         listing = notices(app)
         assert "● default" in listing and "Pirate — Talks like a pirate" in listing and "Explanatory" in listing
 
-        await pilot.press(*"/output-style pirate", "enter")
+        await type_keys(pilot, *"/output-style pirate", "enter")
         await until(pilot, lambda: "Output style: Pirate" in notices(app))
-        await pilot.press(*"again", "enter")
+        await type_keys(pilot, *"again", "enter")
         await until(pilot, lambda: len(model.requests) == 2)
         await until_idle(pilot, app)
 
@@ -54,9 +55,9 @@ async def test_an_unknown_style_is_refused_and_nothing_changes(project: Path) ->
     app, model = build(project, [Reply([Text("ok")])])
     async with app.run_test(size=(110, 36)) as pilot:
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"/output-style nope", "enter")
+        await type_keys(pilot, *"/output-style nope", "enter")
         await until(pilot, lambda: any("No output style 'nope'" in n.message for n in app._notifications))
-        await pilot.press(*"hi", "enter")
+        await type_keys(pilot, *"hi", "enter")
         await until(pilot, lambda: len(model.requests) == 1)
         await until_idle(pilot, app)
     assert "# Output Style" not in system_text(model.requests[0])

@@ -30,6 +30,7 @@ from tests.ui.conftest_permission import (
     tool_results,
     until,
 )
+from tests.ui.app_support import type_keys
 
 GUARD_PASSED = 0.5
 
@@ -91,10 +92,10 @@ async def test_each_key_gives_its_answer(keys: list[str], expected: PermissionAn
         app.clock.advance(GUARD_PASSED)
         if WORDS_OPEN in keys:  # a person looks at the field before typing in it
             at = keys.index(WORDS_OPEN)
-            await pilot.press(*keys[:at])
+            await type_keys(pilot, *keys[:at])
             await until(pilot, lambda: bool(app.screen.query("#words")))
             keys = keys[at + 1 :]
-        await pilot.press(*keys)
+        await type_keys(pilot, *keys)
         await until(pilot, task.done)
         assert task.result() == expected
         await until(pilot, lambda: app.asker.dialog is None and app.screen is app.screen_stack[0])
@@ -385,7 +386,7 @@ async def test_deny_all_with_words_answers_every_waiting_ask() -> None:
         app.clock.advance(GUARD_PASSED)
         await pilot.press("6")
         await until(pilot, lambda: bool(dialog.query("#words")))
-        await pilot.press(*keys_for("lint first"), "enter")
+        await type_keys(pilot, *keys_for("lint first"), "enter")
         await until(pilot, lambda: all(t.done() for t in tasks))
         assert {t.result() for t in tasks} == {PermissionAnswer("deny", words="lint first")}
         await until(pilot, lambda: app.asker.dialog is None and app.asker.pending == 0)
@@ -613,7 +614,7 @@ async def test_the_built_in_edit_and_bash_tools(tmp_path: Path) -> None:
         app.clock.advance(GUARD_PASSED)
         await pilot.press("5")
         await until(pilot, lambda: bool(bash.query("#words")))
-        await pilot.press(*keys_for("no files please"), "enter")
+        await type_keys(pilot, *keys_for("no files please"), "enter")
         ended = await asyncio.wait_for(run, 60)
     assert ended.reason == "completed"
     assert target.read_text() == "def main():\n    return 2\n" and not (project / "made.txt").exists()
@@ -638,7 +639,7 @@ def _snapshot_app(*requests: Any, answer_first: bool = False, keys: tuple[str, .
             await pilot.press("1")
             dialog = await next_dialog(app, pilot, dialog)
         if keys:
-            await pilot.press(*keys)
+            await type_keys(pilot, *keys)
             await until(pilot, lambda: bool(dialog.notice))
         await pilot.pause()
 
@@ -697,7 +698,7 @@ async def test_a_sentence_typed_into_an_open_dialog_goes_to_the_prompt_and_answe
         [task] = await ask_all(app, request())
         dialog = await next_dialog(app, pilot)
         app.clock.advance(GUARD_PASSED)
-        await pilot.press(*keys_for("2 more files"), "enter")  # "2" would allow for the session; enter would choose
+        await type_keys(pilot, *keys_for("2 more files"), "enter")  # "2" would allow for the session; enter would choose
         await pilot.press("backspace")
         assert prompt.value == "2 more file"
         assert "waiting for your answer" in str(dialog.query_one("#hint").render())

@@ -17,6 +17,7 @@ from tui_agent.tools.plan_mode import APPROVED, ENTERED
 from tui_agent.ui.screens.plan import EnterPlanScreen, ExitPlanScreen
 
 from tests.ui.app_support import FakeClock, build, isolate, transcript_text, trust_for_tests, until, until_idle
+from tests.ui.app_support import type_keys
 from tests.ui.scenes import SCENE_ROOT, fresh_project, settle
 
 PLAN = "# Add a greeting\n\n1. Add `greet()` to `app.py`\n2. Call it from `main()`\n3. Test it\n"
@@ -56,7 +57,7 @@ async def open_dialog(pilot: Any, app: Any, kind: type) -> Any:
 
 
 async def prompt(pilot: Any, text: str) -> None:
-    await pilot.press(*["space" if c == " " else c for c in text], "enter")
+    await type_keys(pilot, *["space" if c == " " else c for c in text], "enter")
 
 
 class TestExitPlanMode:
@@ -155,7 +156,7 @@ class TestExitPlanMode:
         async with app.run_test(size=(120, 40)) as pilot:
             await prompt(pilot, "plan it")
             dialog = await open_dialog(pilot, app, ExitPlanScreen)
-            await pilot.press(*"123abc")  # a burst of keys is text, not three answers
+            await type_keys(pilot, *"123abc")  # a burst of keys is text, not three answers
             await until(pilot, lambda: "123abc" in app.prompt.text)
             assert app.screen is dialog and app.agent.policy.mode == "plan"
 

@@ -15,6 +15,7 @@ from tui_agent.providers.scripted import Reply, Text
 from tui_agent.ui.widgets.transcript_items import UserPrompt
 
 from tests.ui.app_support import build, transcript_text, until, until_idle
+from tests.ui.app_support import type_keys
 
 
 def user_blocks(request: dict) -> list[dict]:
@@ -34,12 +35,12 @@ class TestMentions:
         (project / "src" / "beta.py").write_text("B = 2\n")
         app, model = build(project, [Reply([Text("seen")])])
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.press(*"look at @alwid")
+            await type_keys(pilot, *"look at @alwid")
             await until(pilot, lambda: completion_items(app) == ["src/alpha_widget.py"])
             await pilot.press("tab")
             assert app.prompt.text == "look at @src/alpha_widget.py "
             assert not app.prompt.completions.display
-            await pilot.press(*"and @src")
+            await type_keys(pilot, *"and @src")
             await until(pilot, lambda: "src/" in completion_items(app))
             await pilot.press("escape")  # closes the list, leaves the text
             assert not app.prompt.completions.display and app.prompt.text.endswith("@src")
@@ -72,11 +73,11 @@ class TestMentions:
         (project / "output_notes.md").write_text("x\n")
         app, _ = build(project, [])
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.press(*"@output")
+            await type_keys(pilot, *"@output")
             await until(pilot, lambda: completion_items(app) == ["output_notes.md"])
             await pilot.press("escape")
             app.prompt.clear()
-            await pilot.press(*"@build/out")
+            await type_keys(pilot, *"@build/out")
             await until(pilot, lambda: completion_items(app)[:1] == ["build/output_report.txt"])
 
     async def test_a_big_file_is_cut_as_read_cuts_it(self, project: Path) -> None:
@@ -98,7 +99,7 @@ class TestShellMode:
             await pilot.press("!")
             assert app.prompt.mode == "bash" and app.prompt.text == ""
             assert app.prompt.has_class("-shell") and "shell mode" in str(app.prompt.bar.render())
-            await pilot.press(*"echo out; echo err >&2; exit 3", "enter")
+            await type_keys(pilot, *"echo out; echo err >&2; exit 3", "enter")
             await until_idle(pilot, app)
             assert app.prompt.mode == "prompt"
             assert "I see the output." in transcript_text(app)
@@ -111,7 +112,7 @@ class TestShellMode:
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.press("!", "backspace")
             assert app.prompt.mode == "prompt"
-            await pilot.press(*"a!")
+            await type_keys(pilot, *"a!")
             assert app.prompt.text == "a!" and app.prompt.mode == "prompt"
 
     async def test_respond_to_bash_commands_false_only_records_it(self, project: Path) -> None:
@@ -153,11 +154,11 @@ class TestHistory:
         app, _ = build(project, [Reply([Text("a")]), Reply([Text("b")]), Reply([Text("c")])])
         async with app.run_test(size=(100, 30)) as pilot:
             for prompt in ("first prompt", "second prompt"):
-                await pilot.press(*prompt, "enter")
+                await type_keys(pilot, *prompt, "enter")
                 await until_idle(pilot, app)
             await pilot.press("!", *"echo hi", "enter")
             await until_idle(pilot, app)
-            await pilot.press(*"draft")
+            await type_keys(pilot, *"draft")
             await pilot.press("up")
             assert app.prompt.text == "echo hi" and app.prompt.mode == "bash"
             assert "history 1 of 4" in str(app.prompt.bar.render())
@@ -188,13 +189,13 @@ class TestHistory:
         app, model = build(project, [Reply([Text("a")]), Reply([Text("b")])])
         async with app.run_test(size=(100, 30)) as pilot:
             for prompt in ("fix the parser", "run the tests"):
-                await pilot.press(*prompt, "enter")
+                await type_keys(pilot, *prompt, "enter")
                 await until_idle(pilot, app)
             await pilot.press("ctrl+r", *"t")
             assert app.prompt.text == "run the tests"
             await pilot.press("ctrl+r")  # the next older match
             assert app.prompt.text == "fix the parser"
-            await pilot.press(*"he p")
+            await type_keys(pilot, *"he p")
             assert app.prompt.text == "fix the parser" and "search history: the p_" in str(app.prompt.bar.render())
             await pilot.press("enter")
             assert app.prompt.text == "fix the parser" and len(model.requests) == 2
@@ -213,7 +214,7 @@ class TestEditor:
         monkeypatch.setenv("EDITOR", str(editor))
         app, model = build(project, [])
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.press(*"first line")
+            await type_keys(pilot, *"first line")
             await pilot.press("ctrl+g")
             await until(pilot, lambda: "edited in the editor" in app.prompt.text)
             assert app.prompt.text == "first line\nedited in the editor"

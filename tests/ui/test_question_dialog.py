@@ -15,7 +15,7 @@ from textual.widgets import Input
 from tui_agent.providers.scripted import Reply, Text, ToolUse
 from tui_agent.ui.screens.question import NOTHING_CHECKED, QuestionScreen
 
-from tests.ui.app_support import FakeClock, build, isolate, transcript_text, trust_for_tests, until, until_idle
+from tests.ui.app_support import FakeClock, build, isolate, transcript_text, trust_for_tests, type_keys, until, until_idle
 from tests.ui.scenes import SCENE_ROOT, fresh_project, settle
 
 LIBRARY = {
@@ -82,7 +82,7 @@ def rendered(dialog: QuestionScreen, selector: str) -> str:
 
 
 async def prompt(pilot: Any, text: str) -> None:
-    await pilot.press(*["space" if c == " " else c for c in text], "enter")
+    await type_keys(pilot, *text, "enter")
 
 
 async def open_dialog(pilot: Any, app: Any) -> QuestionScreen:
@@ -165,7 +165,7 @@ class TestSingleSelect:
         async with app.run_test(size=(120, 40)) as pilot:
             await prompt(pilot, "format dates")
             dialog = await open_dialog(pilot, app)
-            await pilot.press(*"12abc")  # a burst of keys is text, not two answers
+            await type_keys(pilot, *"12abc")  # a burst of keys is text, not two answers
             await until(pilot, lambda: "12abc" in app.prompt.text)
             assert app.screen is dialog and dialog.answers == {}
 

@@ -11,6 +11,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from tests.ui.app_support import build, transcript_text, until, until_idle, past_the_guard
+from tests.ui.app_support import type_keys
 from tui_agent.core.shell_mode import MAX_SHOWN_LINES
 from tui_agent.providers.scripted import Reply, Text, Thinking, ToolUse
 from tui_agent.ui.app import TuiAgentApp
@@ -87,7 +88,7 @@ class TestResumedIsLive:
         app, model = build(project, script, clock=TickingClock())
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.ready)
-            await pilot.press(*"tidy up app.py", "enter")
+            await type_keys(pilot, *"tidy up app.py", "enter")
             await answer_dialog(pilot, app, "5", "<words>", *"not now", "enter")  # Write: no, with words
             await answer_dialog(pilot, app, "1")  # Edit: yes, once
             await until_idle(pilot, app)

@@ -10,6 +10,7 @@ from typing import Any
 from textual.widgets import OptionList
 
 from tests.core.support import assert_history_valid
+from tests.ui.app_support import type_keys
 from tests.ui.app_support import build, transcript_text, until, until_idle
 from tui_agent.providers.scripted import Reply, Text, ToolUse
 from tui_agent.ui.rewind import BUSY
@@ -40,7 +41,7 @@ def script(project: Path, *, hang_last: bool = False) -> list[Any]:
 async def three_prompts(pilot: Any, app: Any) -> None:
     await until(pilot, lambda: app.ready)
     for prompt in PROMPTS:
-        await pilot.press(*prompt, "enter")
+        await type_keys(pilot, *prompt, "enter")
         await until_idle(pilot, app)
 
 
@@ -54,11 +55,11 @@ async def choose(pilot: Any, app: Any, prompt: str, action: str) -> None:
     """In the picker: the row of `prompt`, then the option labelled `action`."""
     picker = app.screen
     index = next(i for i, e in enumerate(picker.entries) if e.point.text == prompt)
-    await pilot.press(*["down"] * index, "enter")
+    await type_keys(pilot, *["down"] * index, "enter")
     await until(pilot, lambda: isinstance(app.screen, RewindOptions))
     options = app.screen
     labels = [str(options.query_one(OptionList).get_option_at_index(i).prompt) for i in range(len(options.actions))]
-    await pilot.press(*["down"] * labels.index(action), "enter")
+    await type_keys(pilot, *["down"] * labels.index(action), "enter")
 
 
 def option_labels(screen: RewindOptions) -> list[str]:
@@ -106,7 +107,7 @@ class TestOpening:
             await pilot.press("escape")
             await pilot.pause()
             assert not isinstance(app.screen, RewindPicker) and "esc again to rewind" in str(app.status.render())
-            await pilot.press(*"draft", "escape", "escape")
+            await type_keys(pilot, *"draft", "escape", "escape")
             await pilot.pause()
             assert not isinstance(app.screen, RewindPicker) and app.prompt.text == "draft"
 
@@ -114,7 +115,7 @@ class TestOpening:
         app, _model = build(project, [Reply([Text("thinking about it for a long while")], hang_after=3)])
         async with app.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda: app.ready)
-            await pilot.press(*"slow one", "enter")
+            await type_keys(pilot, *"slow one", "enter")
             await until(pilot, lambda: app.agent.running)
             await pilot.press("escape", "escape")
             await until_idle(pilot, app)
@@ -126,13 +127,13 @@ class TestOpening:
         app, _model = build(project, script(project, hang_last=True), permission_mode="acceptEdits")
         async with app.run_test(size=(120, 40)) as pilot:
             await three_prompts(pilot, app)
-            await pilot.press(*"/rewind", "enter")
+            await type_keys(pilot, *"/rewind", "enter")
             await until(pilot, lambda: isinstance(app.screen, RewindPicker))
             await pilot.press("escape")
             await until(pilot, lambda: not isinstance(app.screen, RewindPicker))
-            await pilot.press(*"slow", "enter")
+            await type_keys(pilot, *"slow", "enter")
             await until(pilot, lambda: app.agent.running)
-            await pilot.press(*"/rewind", "enter")
+            await type_keys(pilot, *"/rewind", "enter")
             await until(pilot, lambda: any(n.message == BUSY for n in app._notifications))
             assert not isinstance(app.screen, RewindPicker)
             await pilot.press("escape")
@@ -145,9 +146,9 @@ class TestOpening:
         app, _model = build(project, [])
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: app.ready)
-            await pilot.press(*"/help", "enter")
+            await type_keys(pilot, *"/help", "enter")
             await until(pilot, lambda: "/rewind" in transcript_text(app))
-            await pilot.press(*"/rew")
+            await type_keys(pilot, *"/rew")
             await until(pilot, lambda: any("/rewind" in item for item in completion_items(app)))
 
 
@@ -163,7 +164,7 @@ class TestRestore:
             text = transcript_text(app)
             assert "app.py  restored" in text and "notes.md  restored" in text and "new.txt  removed (created since)" in text
             assert "three done" in text and app.prompt.text == ""
-            await pilot.press(*"next", "enter")
+            await type_keys(pilot, *"next", "enter")
             await until_idle(pilot, app)
         assert "third step" in sent_texts(model.requests[-1]), "the conversation is unchanged"
 
@@ -198,7 +199,7 @@ class TestRestore:
             assert files(project) == {"app.py": "def main():\n    return 1\n", "notes.md": None, "new.txt": None}
             assert app.agent.history == []
             assert "one done" not in transcript_text(app)
-            await pilot.press(*" again", "enter")
+            await type_keys(pilot, *" again", "enter")
             await until_idle(pilot, app)
         assert [m["role"] for m in model.requests[-1]["messages"]] == ["user"]
         assert sent_texts(model.requests[-1])[-1] == "make notes again"
@@ -228,7 +229,7 @@ class TestHandEdits:
             await choose(pilot, app, "more please", "Restore code")
             await until(pilot, lambda: isinstance(app.screen, ConfirmOverwrite))
             assert [p.name for p in app.screen.paths] == ["app.py"]
-            await pilot.press(*(["down"] if answer == "overwrite" else []), "enter")
+            await type_keys(pilot, *(["down"] if answer == "overwrite" else []), "enter")
             await until(pilot, lambda: "Restored the code" in transcript_text(app))
             if answer == "keep":
                 assert "app.py  kept: changed by hand since" in transcript_text(app)
@@ -253,9 +254,9 @@ class TestCompaction:
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: app.ready)
             for prompt in PROMPTS[:2]:
-                await pilot.press(*prompt, "enter")
+                await type_keys(pilot, *prompt, "enter")
                 await until_idle(pilot, app)
-            await pilot.press(*"/compact", "enter")
+            await type_keys(pilot, *"/compact", "enter")
             await until(pilot, lambda: "Conversation compacted" in transcript_text(app))
             await until_idle(pilot, app)
             picker = await open_picker(pilot, app)
@@ -290,7 +291,7 @@ class TestResumeAndSettings:
             assert "two done" in text and "three done" not in text
             assert [e.point.text for e in (await open_picker(pilot, again)).entries] == ["more please", "make notes"]
             await pilot.press("escape")
-            await pilot.press(*"go on", "enter")
+            await type_keys(pilot, *"go on", "enter")
             await until_idle(pilot, again)
         sent = sent_texts(model.requests[-1])
         assert "two done" in sent and "third step" not in sent and sent[-1] == "go on"

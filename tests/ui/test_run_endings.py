@@ -11,6 +11,7 @@ from tui_agent.providers.scripted import Reply, Text, fault
 from tui_agent.ui.widgets.transcript_items import NoticeLine
 
 from tests.ui.app_support import build, transcript_text, until_idle
+from tests.ui.app_support import type_keys
 
 
 @pytest.mark.parametrize("script,expected", [
@@ -21,10 +22,10 @@ from tests.ui.app_support import build, transcript_text, until_idle
 async def test_an_error_ending_is_a_notice_and_the_prompt_works_again(project: Path, script, expected: str) -> None:
     app, model = build(project, [*script, Reply([Text("second answer")])])
     async with app.run_test(size=(100, 32)) as pilot:
-        await pilot.press(*"hi", "enter")
+        await type_keys(pilot, *"hi", "enter")
         await until_idle(pilot, app)
         notices = [item for item in app.transcript.items if isinstance(item, NoticeLine)]
         assert notices and expected in notices[-1].text and notices[-1].kind == "error"
-        await pilot.press(*"again", "enter")
+        await type_keys(pilot, *"again", "enter")
         await until_idle(pilot, app)
         assert "second answer" in transcript_text(app)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from tests.core.support import assert_history_valid
+from tests.ui.app_support import type_keys
 from tests.ui.app_support import build, transcript_text, until, until_idle
 from tui_agent.config import AgentSettings
 from tui_agent.core.session import load
@@ -67,7 +68,7 @@ class TestAtStartUp:
                 assert app.agent.session.id != path.stem
                 shown = transcript_text(app)
                 assert "the old answer" in shown and f"in use by another tui-agent process (pid {holder.proc.pid})" in shown
-                await pilot.press(*"go on", "enter")
+                await type_keys(pilot, *"go on", "enter")
                 await until_idle(pilot, app)
                 await app.action_quit()
         finally:
@@ -114,7 +115,7 @@ class TestAtStartUp:
                 await until(pilot, lambda: app.ready)
                 assert app.agent.session.id == path.stem  # the session itself, carried on
                 assert holder_pid(lock_path(path)) == os.getpid()
-                await pilot.press(*"next", "enter")
+                await type_keys(pilot, *"next", "enter")
                 await until_idle(pilot, app)
                 await app.action_quit()
             assert is_free(path)
@@ -134,7 +135,7 @@ class TestSlashResume:
             async with app.run_test(size=(100, 32)) as pilot:
                 await until(pilot, lambda: app.ready)
                 here = app.agent.session.id
-                await pilot.press(*f"/resume {path.stem}", "enter")
+                await type_keys(pilot, *f"/resume {path.stem}", "enter")
                 await until(pilot, lambda: busy_dialog_shown(app))
                 assert STAY in str(app.screen.query_one("OptionList").get_option("cancel").prompt)
                 await pilot.press("escape")

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from tests.core.support import assert_history_valid
+from tests.ui.app_support import type_keys
 from tests.ui.app_support import build, transcript_text, until, until_idle
 from tui_agent.config import AgentSettings
 from tui_agent.core.session.paths import claude_projects_root, project_slug
@@ -49,7 +50,7 @@ class TestContinueAndResume:
             assert f"Resumed session {sid}" in text
             assert not app.calls.calls, "tool lanes start empty"
             assert sum(isinstance(i, ToolCell) for i in app.transcript.items) == 1
-            await pilot.press(*"and now?", "enter")
+            await type_keys(pilot, *"and now?", "enter")
             await until_idle(pilot, app)
         assert app.agent.session.id == sid
         assert sent_texts(model.requests[0])[-3:] == ["what is in the readme?", "It says hello.", "and now?"]
@@ -63,7 +64,7 @@ class TestContinueAndResume:
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: app.ready)
             assert "original answer" in transcript_text(app)
-            await pilot.press(*"in the fork", "enter")
+            await type_keys(pilot, *"in the fork", "enter")
             await until_idle(pilot, app)
         assert app.agent.session.id != sid and original.read_text() == before
         assert sent_texts(model.requests[0])[-3:] == ["original prompt", "original answer", "in the fork"]
@@ -76,7 +77,7 @@ class TestContinueAndResume:
             await until(pilot, lambda: isinstance(app.screen, ResumePicker) and app.screen.loaded)
             picker = app.screen
             assert [s.first_prompt for s in picker.shown] == ["beta question", "alpha question"]  # newest first
-            await pilot.press(*"alpha")
+            await type_keys(pilot, *"alpha")
             await until(pilot, lambda: [s.first_prompt for s in picker.shown] == ["alpha question"])
             await pilot.press("space")
             preview = str(picker.query_one("#preview").render())
@@ -109,7 +110,7 @@ class TestContinueAndResume:
             await until(pilot, lambda: app.ready)
             assert app.agent.session.id != "123fad4e-2c16-4b4f-b0ce-1f3acb31d650"
             assert "Continuing Claude Code session" in transcript_text(app)
-            await pilot.press(*"go on", "enter")
+            await type_keys(pilot, *"go on", "enter")
             await until_idle(pilot, app)
         assert_history_valid(model.requests[0]["messages"])
 
@@ -119,7 +120,7 @@ class TestContinueAndResume:
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: app.ready)
             before = app.agent.session.id
-            await pilot.press(*f"/resume {other}", "enter")
+            await type_keys(pilot, *f"/resume {other}", "enter")
             await until(pilot, lambda: app.ready and app.agent.session.id == other)
             assert before != other
             assert "other answer" in transcript_text(app)
@@ -127,9 +128,9 @@ class TestContinueAndResume:
     async def test_rename_names_the_session_for_resume(self, project: Path) -> None:
         app, _ = build(project, [Reply([Text("hi")])])
         async with app.run_test(size=(100, 32)) as pilot:
-            await pilot.press(*"hello", "enter")
+            await type_keys(pilot, *"hello", "enter")
             await until_idle(pilot, app)
-            await pilot.press(*"/rename release prep", "enter")
+            await type_keys(pilot, *"/rename release prep", "enter")
             await until(pilot, lambda: "Session renamed" in transcript_text(app))
         lines = [json.loads(l) for l in app.agent.session.transcript_path.read_text().splitlines()]
         assert {"type": "custom-title", "customTitle": "release prep", "sessionId": app.agent.session.id} in lines
@@ -145,7 +146,7 @@ class TestMemoryFromThePrompt:
         app, model = build(project, [Reply([Text("x")])])
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: app.ready)
-            await pilot.press(*"# always run tests with uv", "enter")
+            await type_keys(pilot, *"# always run tests with uv", "enter")
             await until(pilot, lambda: isinstance(app.screen, MemoryTargetScreen))
             await pilot.press("enter")  # the first choice: project memory
             await until(pilot, lambda: "Remembered in" in transcript_text(app))
@@ -158,7 +159,7 @@ class TestMemoryFromThePrompt:
         app, _ = build(project, [Reply([Text("x")])])
         async with app.run_test(size=(180, 32)) as pilot:
             await until(pilot, lambda: app.ready)
-            await pilot.press(*"/memory", "enter")
+            await type_keys(pilot, *"/memory", "enter")
             await until(pilot, lambda: "Memory files read" in transcript_text(app))
             text = transcript_text(app)
         assert f"1. {project / 'CLAUDE.md'} · project · ~100 tokens" in text
@@ -173,9 +174,9 @@ class TestMemoryFromThePrompt:
         app, model = build(project, [Reply([Text("x")])])
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: app.ready)
-            await pilot.press(*"/memory project", "enter")
+            await type_keys(pilot, *"/memory project", "enter")
             await until(pilot, lambda: "Edited" in transcript_text(app))
-            await pilot.press(*"hi", "enter")
+            await type_keys(pilot, *"hi", "enter")
             await until_idle(pilot, app)
         assert "- added in the editor" in (project / "CLAUDE.md").read_text()
         assert "added in the editor" in model.requests[0]["messages"][0]["content"][0]["text"]
@@ -184,7 +185,7 @@ class TestMemoryFromThePrompt:
         app, model = build(project, [Reply([Text("I will write it.")])])
         async with app.run_test(size=(100, 32)) as pilot:
             await until(pilot, lambda: app.ready)
-            await pilot.press(*"/init", "enter")
+            await type_keys(pilot, *"/init", "enter")
             await until(pilot, lambda: len(model.requests) == 1)
             await until_idle(pilot, app)
         assert sent_texts(model.requests[0])[-1] == INIT_PROMPT

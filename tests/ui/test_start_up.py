@@ -19,6 +19,7 @@ from tui_agent.ui.app import make_app
 from tui_agent.ui.start_up import SETTINGS_ERROR_EXIT, report_start_error
 
 from tests.ui.app_support import isolate, project_at, wait_until
+from tests.ui.app_support import type_keys
 
 
 def test_nothing_but_the_app_is_imported_before_its_first_frame_is_painted(tmp_path: Path) -> None:
@@ -79,7 +80,7 @@ async def test_the_settings_are_validated_and_collection_resumed_right_after_the
             assert isinstance(app.settings, AgentSettings) and app.settings.cwd == project
             assert gc.isenabled()
             assert app.status.state.mode == "plan"
-            await pilot.press(*"hello there", "enter")
+            await type_keys(pilot, *"hello there", "enter")
             assert await wait_until(lambda: not app.running and len(app.agent.history) >= 2)
             # In plan mode the prompt carries plan mode's system-reminder after it (core/plan_reminder.py).
             assert app.agent.history[0]["content"][0] == {"type": "text", "text": "hello there"}

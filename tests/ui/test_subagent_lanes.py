@@ -8,6 +8,7 @@ from tui_agent.providers.scripted import Conversations, Reply, Text, ToolUse
 from tui_agent.ui.screens.permission import PermissionScreen
 
 from tests.ui.app_support import build, lanes_text, sleep_processes, transcript_text, until, until_idle, past_the_guard
+from tests.ui.app_support import type_keys
 
 
 def agent_call(task: str, description: str, agent_type: str = "general-purpose") -> ToolUse:
@@ -29,7 +30,7 @@ def two_searchers(first: str = GATED, second: str = GATED) -> Conversations:
 async def test_two_subagents_run_side_by_side_in_lane_groups_then_fold(project: Path) -> None:
     app, _ = build(project, two_searchers(), permission_mode="bypassPermissions")  # type: ignore[arg-type]
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press(*"MAIN look around", "enter")
+        await type_keys(pilot, *"MAIN look around", "enter")
         await until(pilot, lambda: sum(c.phase == "running" and c.parent is not None and c.name == "Bash" for c in app.calls.calls.values()) == 2, timeout=30)
         text = lanes_text(app)
         lines = text.splitlines()
@@ -55,7 +56,7 @@ async def test_two_subagents_run_side_by_side_in_lane_groups_then_fold(project: 
 async def test_one_subagent_is_cancelled_from_its_lane(project: Path) -> None:
     app, _ = build(project, two_searchers(first="sleep 30.25", second="sleep 0.6"), permission_mode="bypassPermissions")  # type: ignore[arg-type]
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press(*"MAIN look around", "enter")
+        await type_keys(pilot, *"MAIN look around", "enter")
         await until(pilot, lambda: bool(sleep_processes("sleep 30.25")), timeout=30)
         app.lanes.focus()
         await pilot.pause()
@@ -78,7 +79,7 @@ async def test_a_subagents_ask_opens_the_main_dialog_labelled_with_it(project: P
     })
     app, _ = build(project, routes)  # type: ignore[arg-type]
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press(*"MAIN write notes", "enter")
+        await type_keys(pilot, *"MAIN write notes", "enter")
         await until(pilot, lambda: isinstance(app.screen, PermissionScreen), timeout=30)
         dialog = app.screen
         await until(pilot, lambda: bool(dialog.query("#asker")))
@@ -100,7 +101,7 @@ async def test_agents_command_lists_the_types_and_broken_files(project: Path) ->
     app, _ = build(project, [])
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"/agents", "enter")
+        await type_keys(pilot, *"/agents", "enter")
         await until(pilot, lambda: "Subagent types" in transcript_text(app))
         text = transcript_text(app)
         assert "general-purpose · tools: * · model: inherit" in text

@@ -11,6 +11,7 @@ import pytest
 from textual.pilot import Pilot
 
 from tests.ui.app_support import FakeClock, build, isolate, transcript_text, trust_for_tests, until, until_idle
+from tests.ui.app_support import type_keys
 from tests.ui.scenes import SCENE_ROOT, fresh_project, settle
 from tui_agent.providers.scripted import Conversations, Reply, Text, ToolUse
 from tui_agent.ui.app import TuiAgentApp
@@ -44,7 +45,7 @@ def shown(app: TuiAgentApp) -> str:
 
 
 async def ask(pilot: Pilot[Any], app: TuiAgentApp, prompt: str) -> None:
-    await pilot.press(*prompt, "enter")
+    await type_keys(pilot, *prompt, "enter")
     await until_idle(pilot, app)
     app.transcript.flush()  # the panel reads the list when the transcript draws
     await pilot.pause()
@@ -117,7 +118,7 @@ class TestLive:
             await until(pilot, lambda: app.ready)
             await ask(pilot, app, "plan it")
             assert panel(app).display
-            await pilot.press(*"/clear", "enter")
+            await type_keys(pilot, *"/clear", "enter")
             await until(pilot, lambda: not panel(app).display)
             assert "todos" not in app.agent.context.services, "the next TodoWrite starts from no list"
             await app.action_quit()
@@ -223,7 +224,7 @@ def todo_scene(project: Path) -> tuple[TuiAgentApp, Any]:
     async def run_before(pilot: Pilot[Any]) -> None:
         app.prompt.cursor_blink = False
         await until(pilot, lambda: app.ready)
-        await pilot.press(*"make main return 2", "enter")
+        await type_keys(pilot, *"make main return 2", "enter")
         await until_idle(pilot, app)
         await settle(pilot, app)
         await until(pilot, lambda: panel(app).display)

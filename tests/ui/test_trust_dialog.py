@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.ui.app_support import build, isolate, project_at, transcript_text, until, until_idle
+from tests.ui.app_support import type_keys
 from tui_agent.core.trust import TRUST_FILE, folder_trusted
 from tui_agent.providers.scripted import Reply, Text, ToolUse
 from tui_agent.ui.screens.trust import TrustScreen
@@ -91,7 +92,7 @@ class TestTheQuestion:
         app, model = build(clone, LS)
         async with app.run_test(size=(80, 24)) as pilot:
             await asked(pilot, app)
-            await pilot.press(*keys)  # "No, exit" has the focus, as in Claude Code; Esc leaves too
+            await type_keys(pilot, *keys)  # "No, exit" has the focus, as in Claude Code; Esc leaves too
             await until(pilot, lambda: app.return_code is not None)
         assert app.return_code == code
         assert not app.ready and model.requests == [] and not (clone / HOOK_MARK).exists()

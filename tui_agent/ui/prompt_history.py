@@ -72,6 +72,8 @@ class PromptHistory:
         self.path = path or history_path()
         self.claude_path = claude_path or claude_history_path()
         self._entries: list[HistoryEntry] | None = None
+        self._unwritten: list[HistoryEntry] = []
+        """Prompts sent before the session existed (typed while the app starts): written when it does."""
 
     @property
     def entries(self) -> list[HistoryEntry]:
@@ -88,15 +90,32 @@ class PromptHistory:
         return [e.display for e in self.entries]
 
     def add(self, display: str, session_id: str | None) -> None:
-        """Record a sent prompt (appended as one line at once; a write failure loses only this line)."""
+        """Record a sent prompt (appended as one line at once; a write failure loses only this line). With no
+        session yet (keys typed while the app starts) the line waits for `session_started`, so it names the
+        session the prompt is sent in, as Claude Code's lines do."""
         entry = HistoryEntry(display=display, project=self.project, sessionId=session_id)
         entries = self.entries
         if entries and entries[-1].display == display:
             entries.pop()
         entries.append(entry)
+        if session_id is None:
+            self._unwritten.append(entry)
+        else:
+            self._write([entry])
+
+    def session_started(self, session_id: str) -> None:
+        """The session exists: write the prompts that were sent before it, naming it."""
+        waiting, self._unwritten = self._unwritten, []
+        for entry in waiting:
+            entry.sessionId = session_id
+        self._write(waiting)
+
+    def _write(self, entries: list[HistoryEntry]) -> None:
+        if not entries:
+            return
         try:
             with open_private(self.path, "a") as f:  # prompts are the user's words: 0600, as Claude Code's
-                f.write(entry.model_dump_json() + "\n")
+                f.write("".join(entry.model_dump_json() + "\n" for entry in entries))
         except OSError:
             pass
 

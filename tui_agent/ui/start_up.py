@@ -151,6 +151,7 @@ def agent_built(app: "TuiAgentApp", built: "Future[Agent]") -> None:
     app.asker = PermissionAsker(app, agent.policy)
     agent.ask = app.runner.ask_on(asyncio.get_running_loop(), app.asker.ask)
     app.ready = True
+    app.prompt.prompt_history.session_started(agent.session.id)  # prompts typed while it started
     state = app.status.state
     state.model, state.demo = agent.model.config.model, agent.demo
     show_thinking(app.status, agent)

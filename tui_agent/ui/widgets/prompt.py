@@ -11,6 +11,7 @@ A one-line bar above the text says which layer is active.
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -306,7 +307,9 @@ class PromptInput(TextArea):
             return
         opening = not self._mention_open
         self._mention_open = True
-        self.run_worker(self._complete(mention.part, refresh=opening), exclusive=True, group="prompt-complete")
+        # A partial, not a coroutine: a burst of keys cancels workers before they start, and a coroutine made
+        # for one that never ran would be left un-awaited.
+        self.run_worker(partial(self._complete, mention.part, refresh=opening), exclusive=True, group="prompt-complete")
 
     def _mention_at_cursor(self) -> Any:
         row, col = self.cursor_location
