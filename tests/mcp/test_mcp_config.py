@@ -131,3 +131,28 @@ class TestApproval:
         s = load_mcp_configs(work, mcp_config=[json.dumps({"mcpServers": {"d": {"command": "y"}}})]).servers
         assert ProjectApprovals(work).verdict(s["u"]) == "approved"
         assert ProjectApprovals(work).verdict(s["d"]) == "approved"
+
+
+class TestApprovalsFile:
+    def test_an_answer_is_saved_when_the_temporary_folder_is_on_another_filesystem(self, work, tmp_path, monkeypatch):
+        """The approvals file is replaced atomically by a file written beside it: a temporary file made in the
+        system's temporary folder could not be renamed onto a home on another filesystem (EXDEV)."""
+        import os
+        import shutil
+        import tempfile
+
+        if not Path("/dev/shm").is_dir():
+            pytest.skip("no /dev/shm here to be the other filesystem")
+        other = Path(tempfile.mkdtemp(dir="/dev/shm", prefix="tui-agent-home-"))
+        try:
+            if os.stat(other).st_dev == os.stat(tmp_path).st_dev:
+                pytest.skip("/dev/shm is on the same filesystem as the temporary folder here")
+            monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the system's temporary folder: not the home's
+            write_mcp_json(work, {"a": {"command": "one"}})
+            server = load_mcp_configs(work).servers["a"]
+            ProjectApprovals(work, home=other).record([server], True)
+            approvals = ProjectApprovals(work, home=other)
+            assert approvals.verdict(server) == "approved"
+            assert [p.name for p in approvals.path.parent.iterdir()] == [approvals.path.name]  # no temporary file left
+        finally:
+            shutil.rmtree(other, ignore_errors=True)

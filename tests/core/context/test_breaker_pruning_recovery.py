@@ -13,6 +13,7 @@ from pydantic import Field
 from tests.core.context.scripts import conversation, read_turn, request_texts, summary_reply
 from tests.core.support import assert_history_valid, sample_tools
 from tui_agent.core.context.pruning import PRUNED_PREFIX
+from tui_agent.core.context.tokens import block_tokens
 from tui_agent.core.context.summary import CONTINUED
 from tui_agent.core.events import CompactionFinished, ContextUpdated, Notice
 from tui_agent.core.session import load
@@ -70,6 +71,8 @@ async def test_old_large_results_are_pruned_once_to_stubs_naming_the_file_with_t
     assert sum(s.startswith(PRUNED_PREFIX) for s in stubs_later) == 3, "pruned in one step, not again"
     records = [l for l in h.agent.session.read() if l.get("type") == "system" and (l.get("data") or {}).get("subtype") == "context_pruned"]
     assert len(records) == 1 and set(records[0]["data"]["stubs"]) == {"toolu_0", "toolu_1", "toolu_2"}
+    freed = [block_tokens({"type": "tool_result", "content": outputs[i]}) - block_tokens({"type": "tool_result", "content": results[f"toolu_{i}"]}) for i in range(3)]
+    assert all(f > 7_000 for f in freed) and records[0]["data"]["tokens_freed"] == sum(freed), "what all three freed, added up"
     assert any("Cleared 3 old tool result(s)" in n.text for n in h.of(Notice))
     assert any(u.cause == "pruning" for u in h.of(ContextUpdated))
     conv = load(h.agent.session.transcript_path)
