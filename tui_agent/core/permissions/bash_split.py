@@ -20,6 +20,7 @@ _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 # bashlex can't parse the `time` keyword; it is swapped for a plain word of the same length before parsing
 # (word texts are still sliced from the original line, so `time` stays `time` and is stripped as a wrapper).
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _TIME_KEYWORD = re.compile(r"(^|[;&|(\n])(\s*)time(?=\s)")
 
 # Wrappers that run the rest of the line as a command: name -> (options taking an argument, positional args).
@@ -114,6 +115,8 @@ def _children(node: Any) -> list[Any]:
     inner = getattr(node, "command", None)
     if inner is not None and hasattr(inner, "kind"):
         kids.append(inner)
+    if node.kind == "redirect" and hasattr(node.output, "kind"):
+        kids.append(node.output)  # `cat < $(cmd)`, `cat < <(cmd)`: the substitution in the target runs
     return kids
 
 
@@ -123,11 +126,14 @@ def _command(node: Any, source: str, out: list[SimpleCommand]) -> None:
     targets: list[str] = []
     for part in node.parts:
         text = source[part.pos[0] : part.pos[1]]
-        if part.kind == "assignment" and not words:
+        # bashlex calls `FOO=1` after a leading redirect a word; bash still takes it as an assignment.
+        if not words and (part.kind == "assignment" or (part.kind == "word" and _ASSIGNMENT.match(text))):
             assignments.append(text)
         elif part.kind in ("word", "assignment"):
             words.append(text)
         elif part.kind == "redirect":
+            if _heredoc_expands(part, source):
+                raise _Unsupported  # `<<EOF` … `$(cmd)` … `EOF`: bashlex leaves the body unparsed, but it runs
             target = _redirect_target(part)
             if target is not None:
                 targets.append(target)
@@ -148,6 +154,15 @@ def _redirect_target(node: Any) -> str | None:
     if getattr(output, "parts", None):
         raise _Unsupported  # `> $F`, `> ~/x`, `> $(...)`: the file isn't known until run
     return None if output.word in _HARMLESS_TARGETS else output.word
+
+
+def _heredoc_expands(node: Any, source: str) -> bool:
+    """A here-document whose delimiter is unquoted expands `$(…)` and backquotes in its body."""
+    body = getattr(getattr(node, "heredoc", None), "value", None)
+    if body is None:
+        return False
+    delimiter = source[node.output.pos[0] : node.output.pos[1]]
+    return not any(q in delimiter for q in "'\"\\") and ("$(" in body or "`" in body)
 
 
 def _unique(items: tuple[str, ...]) -> tuple[str, ...]:

@@ -52,28 +52,43 @@ def wrapped_command_suggestions(words: tuple[str, ...] | list[str], text: str) -
 
 
 def _wrapped_start(words: list[str]) -> int | None:
-    """Index of the wrapped command's first word, or None when there is none (or `-I`-style templates)."""
-    takes_value = _RUNNERS[words[0]]
+    """Index of the wrapped command's first word, or None when there is none, or when the wrapper runs a shell
+    line or a template (`watch 'a; b'`, `flock L -c 'a; b'`, `xargs -I{} sh -c '{}'`): then only the exact line
+    is offered, since a prefix of a shell line allows anything after it."""
+    runner = words[0]
+    takes_value = _RUNNERS[runner]
+    options = True
+    lock_file_seen = False
     i = 1
     while i < len(words):
         word = words[i]
-        if word == "--":
+        if options and word == "--":
+            options = False  # no more options; `env -- A=1 cmd` still takes assignments, `chrt -- 5 cmd` a priority
             i += 1
-            break
-        if word.startswith("-") and word != "-":
-            if words[0] == "xargs" and (word.startswith("-I") or word.startswith("--replace") or word == "-i"):
+            continue
+        if options and word.startswith("-") and (word != "-" or runner == "env"):  # `env -` empties the environment
+            if runner == "xargs" and (word.startswith("-I") or word.startswith("--replace") or word == "-i"):
                 return None  # `xargs -I{} sh -c '... {}'`: the line is a template, not a command prefix
             i += 2 if word in takes_value else 1
             continue
-        if words[0] == "env" and "=" in word:
+        if runner in ("env", "sudo") and _is_assignment(word):  # `sudo FOO=1 make`: FOO=1 is not the command
             i += 1
             continue
-        if words[0] == "watch" or words[0] == "chrt":
-            # `chrt PRIO cmd` has a positional priority; `watch` runs a shell line: keep it whole.
-            if words[0] == "chrt" and word.isdigit():
-                i += 1
-                continue
-            if words[0] == "watch":
+        if runner == "watch":
+            return None  # watch runs its words as a shell line: keep it whole
+        if runner == "chrt" and word.isdigit():  # `chrt PRIO cmd`, `chrt -p PRIO PID`
+            i += 1
+            continue
+        if runner == "flock" and not lock_file_seen:  # `flock LOCKFILE cmd` / `flock LOCKFILE -c 'line'`
+            lock_file_seen = True
+            i += 1
+            if i < len(words) and (words[i] in ("-c", "--command") or words[i].startswith("--command=")):
                 return None
+            continue
         break
     return i if i < len(words) else None
+
+
+def _is_assignment(word: str) -> bool:
+    name, eq, _ = word.partition("=")
+    return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
