@@ -132,3 +132,9 @@ def count_sleeping(tree: list[psutil.Process]) -> int:
         except psutil.NoSuchProcess:
             pass
     return count
+
+
+def plain_id(text: str) -> str:
+    """A parametrized test's id kept as written: pytest escapes newlines, tabs and backslashes in ids, and an
+    escaped id no longer selects its test when passed back on the command line (mutmut runs tests by id)."""
+    return text.replace("\n", " NL ").replace("\t", " TAB ").replace("\\", "BS")

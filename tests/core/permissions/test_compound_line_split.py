@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.core.support import plain_id
+
 from tui_agent.core.permissions.bash_split import split_command
 
 # (line, [(assignments, words, files written)] in the order the parts are found)
+
 SPLITS: list[tuple[str, list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]]] = [
     ("", []),
     ("  \n ", []),
@@ -40,7 +43,7 @@ SPLITS: list[tuple[str, list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, 
 ]
 
 
-@pytest.mark.parametrize("line, expected", SPLITS, ids=[repr(s[0]) for s in SPLITS])
+@pytest.mark.parametrize("line, expected", SPLITS, ids=[plain_id(s[0]) for s in SPLITS])
 def test_a_line_splits_into_its_simple_commands(line, expected) -> None:
     parts = split_command(line)
     assert parts is not None, "parseable"
@@ -57,7 +60,7 @@ SOURCES: list[tuple[str, list[str]]] = [
 ]
 
 
-@pytest.mark.parametrize("line, expected", SOURCES, ids=[repr(s[0]) for s in SOURCES])
+@pytest.mark.parametrize("line, expected", SOURCES, ids=[plain_id(s[0]) for s in SOURCES])
 def test_each_part_keeps_its_own_source_text(line, expected) -> None:
     parts = split_command(line)
     assert parts is not None

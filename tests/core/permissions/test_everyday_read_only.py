@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests.core.support import plain_id
+
 from tui_agent.core.permission_types import PermissionCheck
 from tui_agent.tools.bash import BashTool
 
@@ -264,7 +266,7 @@ EVERYDAY: list[str] = [
 ]
 
 
-@pytest.mark.parametrize("command", EVERYDAY)
+@pytest.mark.parametrize("command", EVERYDAY, ids=[plain_id(c) for c in EVERYDAY])
 async def test_everyday_line_runs_unasked(shell_env, monkeypatch, command: str) -> None:
     env = shell_env
     monkeypatch.setenv("HOME", str(env.home))

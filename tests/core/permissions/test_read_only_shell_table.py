@@ -33,6 +33,8 @@ from typing import Any
 
 import pytest
 
+from tests.core.support import plain_id
+
 from tui_agent.core.permission_types import PermissionCheck
 from tui_agent.tools.bash import BashTool
 
@@ -40,6 +42,7 @@ A, ASK, D = "allow", "ask", "deny"
 
 # (command, expected, rules). `{outside}` is a folder beside the project; `out_link` points into it, `docs/keys` into
 # its `ssh/`; `lib/src_link` points to `src/` (see the shell_env fixture).
+
 CASES: list[tuple[str, str, dict[str, list[str]]]] = [
     # --- inside the working folder, read-only: no question
     ("ls", A, {}),
@@ -419,7 +422,7 @@ CASES: list[tuple[str, str, dict[str, list[str]]]] = [
 ]
 
 
-@pytest.mark.parametrize("command, expected, rules", CASES, ids=[f"{i:03d}-{c[0][:40]}".replace("\n", "\\n") for i, c in enumerate(CASES)])
+@pytest.mark.parametrize("command, expected, rules", CASES, ids=[plain_id(f"{i:03d}-{c[0][:40]}") for i, c in enumerate(CASES)])
 async def test_read_only_shell_table(shell_env, monkeypatch, command: str, expected: str, rules: dict[str, list[str]]) -> None:
     env = shell_env
     monkeypatch.setenv("HOME", str(env.home))
@@ -513,7 +516,7 @@ def hostile(shell_env):
 
 @pytest.mark.parametrize(
     "command, expected, where, trusted, settings", HOSTILE,
-    ids=[f"{i:03d}-{c[2]}-{'trusted' if c[3] else 'untrusted'}-{c[0][:32]}" for i, c in enumerate(HOSTILE)],
+    ids=[plain_id(f"{i:03d}-{c[2]}-{'trusted' if c[3] else 'untrusted'}-{c[0][:32]}") for i, c in enumerate(HOSTILE)],
 )
 async def test_hostile_repository_table(hostile, monkeypatch, command: str, expected: str, where: str, trusted: bool, settings: dict[str, Any]) -> None:
     env = hostile

@@ -28,7 +28,7 @@ HIDDEN_RM = [
 ]
 
 
-@pytest.mark.parametrize("command", HIDDEN_RM, ids=[c.split("\n")[0] + (" (here-document)" if "\n" in c else "") for c in HIDDEN_RM])
+@pytest.mark.parametrize("command", HIDDEN_RM, ids=["command substitution", "process substitution", "backquotes", "here-document $()", "here-document backquotes", "here-document <<-"])
 async def test_an_allowed_cat_does_not_allow_a_command_hidden_in_its_input(env, command) -> None:
     engine = env.engine(allowed_tools=["Bash(cat *)"])
     assert (await engine.decide(bash(env, command))).behavior == "ask"
@@ -46,7 +46,7 @@ async def test_a_denied_command_in_a_redirect_target_is_denied(env, command) -> 
     "cat <<\\EOF\n$(rm -rf build)\nEOF",
     "cat <<EOF\nhome is $HOME\nEOF",  # a parameter expansion runs nothing
     "cat < notes.txt",
-])
+], ids=["single-quoted delimiter", "double-quoted delimiter", "escaped delimiter", "parameter expansion", "input file"])
 async def test_a_here_document_or_input_that_runs_nothing_is_allowed_by_the_cat_rule(env, command) -> None:
     engine = env.engine(allowed_tools=["Bash(cat *)"])
     assert (await engine.decide(bash(env, command))).behavior == "allow"
