@@ -20,7 +20,8 @@ _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"})
 # bashlex can't parse the `time` keyword; it is swapped for a plain word of the same length before parsing
 # (word texts are still sliced from the original line, so `time` stays `time` and is stripped as a wrapper).
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+"""A shell assignment's start (`FOO=`, `PATH+=`): also what `env`/`sudo` take before the command they run."""
 _TIME_KEYWORD = re.compile(r"(^|[;&|(\n])(\s*)time(?=\s)")
 
 # Wrappers that run the rest of the line as a command: name -> (options taking an argument, positional args).
@@ -127,7 +128,7 @@ def _command(node: Any, source: str, out: list[SimpleCommand]) -> None:
     for part in node.parts:
         text = source[part.pos[0] : part.pos[1]]
         # bashlex calls `FOO=1` after a leading redirect a word; bash still takes it as an assignment.
-        if not words and (part.kind == "assignment" or (part.kind == "word" and _ASSIGNMENT.match(text))):
+        if not words and (part.kind == "assignment" or (part.kind == "word" and ASSIGNMENT.match(text))):
             assignments.append(text)
         elif part.kind in ("word", "assignment"):
             words.append(text)

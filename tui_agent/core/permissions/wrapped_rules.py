@@ -7,8 +7,10 @@ can't be found, only the exact command line is offered.
 
 from __future__ import annotations
 
+from .bash_split import ASSIGNMENT
+
 # Wrapper -> its options that take a separate value. Words before the wrapped command are options
-# (`-r`, `--null`, `-n 1`) or, for `env`, assignments (`FOO=1`).
+# (`-r`, `--null`, `-n 1`) or, for `env` and `sudo`, assignments (`FOO=1`).
 _RUNNERS: dict[str, frozenset[str]] = {
     "xargs": frozenset({"-a", "-E", "-I", "-L", "-n", "-P", "-s", "-d", "--arg-file", "--delimiter",
                         "--max-args", "--max-procs", "--max-chars", "--max-lines", "--process-slot-var"}),
@@ -71,7 +73,7 @@ def _wrapped_start(words: list[str]) -> int | None:
                 return None  # `xargs -I{} sh -c '... {}'`: the line is a template, not a command prefix
             i += 2 if word in takes_value else 1
             continue
-        if runner in ("env", "sudo") and _is_assignment(word):  # `sudo FOO=1 make`: FOO=1 is not the command
+        if runner in ("env", "sudo") and ASSIGNMENT.match(word):  # `sudo FOO=1 make`: FOO=1 is not the command
             i += 1
             continue
         if runner == "watch":
@@ -87,8 +89,3 @@ def _wrapped_start(words: list[str]) -> int | None:
             continue
         break
     return i if i < len(words) else None
-
-
-def _is_assignment(word: str) -> bool:
-    name, eq, _ = word.partition("=")
-    return bool(eq) and name.replace("_", "a").isalnum() and not name[0].isdigit()
