@@ -103,8 +103,9 @@ class PromptHistory:
         else:
             self._write([entry])
 
-    def session_started(self, session_id: str) -> None:
-        """The session exists: write the prompts that were sent before it, naming it."""
+    def session_started(self, session_id: str | None) -> None:
+        """The session exists: write the prompts that were sent before it, naming it (None: the app is closing
+        before it ever existed, and the lines are written without one rather than lost)."""
         waiting, self._unwritten = self._unwritten, []
         for entry in waiting:
             entry.sessionId = session_id

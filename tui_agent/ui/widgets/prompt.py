@@ -144,6 +144,10 @@ class PromptInput(TextArea):
         self.bar.update(text)
         self.bar.display = bool(text)
 
+    def on_unmount(self) -> None:
+        if self._history is not None:
+            self._history.session_started(None)  # prompts typed before a session existed: kept, not lost
+
     @property
     def prompt_history(self) -> Any:
         if self._history is None:
