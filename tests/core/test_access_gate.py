@@ -23,7 +23,7 @@ READING_CALLS = {"open", "read_text", "read_bytes", "fdopen", "open_text", "open
 
 # (module under core/, function) -> why what it opens is not content for the model.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("anthropic_import.py", "*"): "the installed anthropic SDK's own __init__.py files, parsed for what they re-export",
+    ("lazy_import.py", "*"): "the installed anthropic and mcp packages' own __init__.py files, parsed for what they re-export",
     ("access.py", "read_head"): "the gate module: the one reader of content for the model, after ReadGate.check",
     ("output_styles.py", "save_choice"): "settings.local.json, rewritten with the chosen output style",
     ("checkpoints/blobs.py", "BlobStore.put"): "writes the session's own checkpoint blob (a file's content before a tool changed it)",

@@ -148,6 +148,22 @@ async def type_keys(pilot: Pilot[Any], *keys: str) -> None:
             key = _character_to_key(key)
         char = keys_char(key)
         driver.send_message(events.Key(key, char))
+    await settle(pilot)
+
+
+async def settle(pilot: Pilot[Any], rounds: int = 100) -> None:
+    """Until every message the keys caused, and the messages those caused, has been handled.
+
+    `pilot.pause()` alone decides the app is idle when this process's CPU time stops advancing; on a loaded
+    machine the process is simply not scheduled, so it returned with a key's Submitted message still queued.
+    Each `_wait_for_screen` handles what was queued when it began; the loop ends when no queue of the app or
+    its screen has anything left (work in the agent's own tasks is waited for with `until`)."""
+    app = pilot.app
+    for _ in range(rounds):
+        await pilot._wait_for_screen()
+        pumps = [app, *app.screen.walk_children(with_self=True)]
+        if all(pump._message_queue.empty() for pump in pumps):
+            break
     await pilot.pause()
 
 

@@ -94,7 +94,7 @@ class TestExitPlanMode:
             await until(pilot, lambda: bool(dialog.query("#words")))
             assert dialog.query_one("#words", Input).has_focus
             await pilot.press("enter")  # no words yet: the dialog says what it needs
-            assert "type what should change" in str(dialog.query_one("#notice").render())
+            await until(pilot, lambda: "type what should change" in str(dialog.query_one("#notice").render()))
             await prompt(pilot, "use a class instead")  # typed into the field, then enter sends it
             await until_idle(pilot, app)
             assert app.agent.policy.mode == "plan"

@@ -209,7 +209,7 @@ class _SDKLoader:
             from .wire import default_ssl_context, preload
 
             default_ssl_context()  # first: OpenSSL loads the CA bundle without the GIL, beside the main thread's work
-            from .anthropic_import import import_anthropic
+            from .lazy_import import import_anthropic
 
             import_anthropic()
             preload()

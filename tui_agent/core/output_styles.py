@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from .access import read_text_inside
+from .front_matter import load_fields
 
 __all__ = [
     "DEFAULT_STYLE", "OutputStyle", "BUILT_IN_STYLES", "load_styles", "parse_style", "find_style",
@@ -102,18 +101,12 @@ def _split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
     if end is None:
         return {}, text
-    meta = yaml.safe_load("\n".join(lines[1:end])) or {}
-    if not isinstance(meta, dict):
-        raise ValueError("the front matter must be a mapping of fields")
-    return meta, "\n".join(lines[end + 1:])
+    return load_fields("\n".join(lines[1:end])), "\n".join(lines[end + 1:])
 
 
 def parse_style(text: str, path: Path, source: Source) -> OutputStyle:
     """One style file. Raises ValueError with the problem (bad YAML, a non-mapping front matter)."""
-    try:
-        meta, body = _split_front_matter(text)
-    except yaml.YAMLError as exc:
-        raise ValueError(f"invalid YAML front matter: {exc}") from None
+    meta, body = _split_front_matter(text)  # FrontMatterError is a ValueError that names the problem
     body = body.strip()
     name = str(meta["name"]).strip() if meta.get("name") not in (None, "") else path.stem
     first = next((line.strip().lstrip("#").strip() for line in body.splitlines() if line.strip()), "")

@@ -25,7 +25,7 @@ from typing import Any, AsyncIterator
 
 import httpx2
 
-from .anthropic_import import import_anthropic
+from .lazy_import import import_anthropic
 
 
 class StreamEvent:

@@ -39,6 +39,10 @@ class ProgramMcpLink:
     async def transport(self, server: str) -> AsyncIterator[tuple[Any, Any]]:
         """(read stream, write stream) of one client session with `server`, as `stdio_client` gives them."""
         import anyio
+
+        from ..core.lazy_import import import_mcp
+
+        import_mcp()
         from mcp.shared.message import SessionMessage
 
         to_client, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)

@@ -17,7 +17,6 @@ import hashlib
 import threading
 from pathlib import Path
 
-import watchfiles
 
 from .base import FileReadState, ToolContext
 
@@ -70,6 +69,8 @@ class FileWatcher:
             self._thread.join(timeout=2)
 
     def _run(self) -> None:
+        import watchfiles  # on the watcher's own thread, not before the first Read's answer
+
         while not self._closed.is_set():
             with self._lock:
                 self._restart.clear()

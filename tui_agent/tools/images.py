@@ -10,9 +10,10 @@ import base64
 import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PIL import Image, UnidentifiedImageError
+if TYPE_CHECKING:  # Pillow is imported on the first image read: most runs read none (~40 ms a start)
+    from PIL import Image
 
 MAX_LONG_SIDE_PX = 1568
 # What one image may weigh once encoded (the API's limit is 5 MB of base64, i.e. 3.75 MB of bytes).
@@ -51,6 +52,8 @@ def prepare_image(path: Path) -> PreparedImage:
             f"{MAX_FILE_BYTES // 1024 // 1024} MB): {path}. Make a smaller copy first and read that."
         )
     raw = path.read_bytes()
+    from PIL import Image, UnidentifiedImageError
+
     try:
         with Image.open(io.BytesIO(raw)) as img:
             img.load()  # decode the whole image now: a truncated or corrupt file fails here, not at the API
@@ -60,6 +63,8 @@ def prepare_image(path: Path) -> PreparedImage:
 
 
 def _fit(img: Image.Image, raw: bytes) -> PreparedImage:
+    from PIL import Image
+
     fmt = img.format or ""
     original = img.size
     if max(original) <= MAX_LONG_SIDE_PX and fmt in _SENDABLE and len(raw) <= MAX_ENCODED_BYTES:
@@ -91,12 +96,16 @@ def _has_alpha(img: Image.Image) -> bool:
 
 
 def _flatten(frame: Image.Image) -> Image.Image:
+    from PIL import Image
+
     background = Image.new("RGB", frame.size, (255, 255, 255))
     background.paste(frame, mask=frame.getchannel("A"))
     return background
 
 
 def _reason(exc: Exception) -> str:
+    from PIL import Image, UnidentifiedImageError
+
     if isinstance(exc, UnidentifiedImageError):
         return "not a format that can be decoded"
     if isinstance(exc, Image.DecompressionBombError):

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..front_matter import FrontMatterError, load_fields
 
 GENERAL_PURPOSE = "general-purpose"
 
@@ -214,11 +215,9 @@ def parse_definition(text: str, source: str) -> AgentDefinition:
     except StopIteration:
         raise DefinitionError(f"{source}: the YAML front matter is not closed by a '---' line") from None
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
-    except yaml.YAMLError as exc:
-        raise DefinitionError(f"{source}: invalid YAML front matter: {exc}") from None
-    if not isinstance(meta, dict):
-        raise DefinitionError(f"{source}: the front matter must be a mapping of fields")
+        meta = load_fields("\n".join(lines[1:end]))
+    except FrontMatterError as exc:
+        raise DefinitionError(f"{source}: {exc}") from None
     body = "\n".join(lines[end + 1 :]).strip()
     try:
         return AgentDefinition.model_validate({**meta, "system_prompt": body, "source": source})

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from ..access import read_text_inside
+from ..front_matter import FrontMatterError, load_fields
 
 Scope = Literal["project", "user"]
 MAX_COMMAND_BYTES = 1_048_576
@@ -62,12 +61,9 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str, str | None]:
         return {}, text, "the front matter is not closed by a '---' line"
     body = "\n".join(lines[end + 1 :]).lstrip("\n") + ("\n" if text.endswith("\n") else "")
     try:
-        meta = yaml.safe_load("\n".join(lines[1:end])) or {}
-    except yaml.YAMLError as exc:
-        return {}, body, f"invalid YAML front matter: {exc}"
-    if not isinstance(meta, dict):
-        return {}, body, "the front matter must be a mapping of fields"
-    return meta, body, None
+        return load_fields("\n".join(lines[1:end])), body, None
+    except FrontMatterError as exc:
+        return {}, body, str(exc)
 
 
 def _tools(value: Any) -> tuple[str, ...]:

@@ -42,6 +42,9 @@ def _import_client() -> None:
     MCP_TIMEOUT counts its own start-up, not our import."""
     global _imported
     if not _imported:
+        from ..lazy_import import import_mcp
+
+        import_mcp()  # the client's modules only, not the server's nor every client helper
         import mcp.client.sse  # noqa: F401
         import mcp.client.stdio  # noqa: F401
         import mcp.client.streamable_http  # noqa: F401

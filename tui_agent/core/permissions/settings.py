@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from watchfiles import Change, awatch
 
 from ..permission_types import PermissionMode
 from ..sandbox.settings import SandboxLayer, sandbox_layer, settings_root, trimmed
@@ -396,6 +395,8 @@ class SettingsStore:
     async def _watch(self, stop: asyncio.Event) -> None:
         # A file's folder may not exist yet: watch its nearest existing ancestor, and start over when the
         # set of folders to watch changes (e.g. `.claude/` was just created).
+        from watchfiles import awatch  # here: a `-p` run never watches, and the import is ~10 ms
+
         while not stop.is_set():
             folders = self._watch_folders()
             self.reload_all()  # catch up with changes made while the watch (re)started
@@ -425,6 +426,6 @@ class SettingsStore:
             folders.add(folder)
         return tuple(sorted(folders))
 
-    def _relevant(self, _change: Change, path: str) -> bool:
+    def _relevant(self, _change: Any, path: str) -> bool:
         changed = Path(path)
         return any(s.path is not None and (changed == s.path or s.path.is_relative_to(changed)) for s in self.sources)

@@ -1,17 +1,21 @@
-"""`import anthropic` at half the cost: the SDK's re-export files load what is asked of them, when it is asked.
+"""`import anthropic` and `import mcp` at a fraction of the cost: the packages' re-export files load what is
+asked of them, when it is asked.
 
 `import anthropic` runs `anthropic/__init__.py`, which imports every client (Bedrock, Vertex, Foundry, AWS, Google
 Cloud), every resource and, through `anthropic/types/__init__.py` and its sub-packages, some 3,000 modules of
 pydantic models: ~1.2 CPU-s per process here, the largest part of a `-p` run's start and of every SDK query's.
-We use one client, its errors and the stream's events. So before the first import, a finder on `sys.meta_path`
-gives the package `anthropic` and each of its sub-packages whose `__init__.py` only re-exports names (`from .x
-import A as A`, an `__all__` list) a module that imports `x` the first time `A` is read (PEP 562 `__getattr__`).
-Every name resolves to the very object the SDK defines; nothing of the SDK is copied or changed.
+We use one client, its errors and the stream's events. `mcp/__init__.py` and `mcp/client/__init__.py` likewise
+import the whole client and, through it, the whole server (~0.45 CPU-s of the ~1 s a client costs), for a
+session that only talks to servers. So before the first import, a finder on `sys.meta_path` gives each such
+package whose `__init__.py` only re-exports names (`from .x import A as A`, `from package.x import A`, an
+`__all__` list, a docstring) a module that imports `x` the first time `A` is read (PEP 562 `__getattr__`).
+Every name resolves to the very object the package defines; nothing of it is copied or changed.
 
-The top-level `__init__.py` is read with `ast` and taken lazily only when every statement is of a kind known here
-(imports, `__all__`, `_setup_logging()`, the loop that renames `__module__`): another release that adds a
-statement gets the SDK's own import. tests/core/test_anthropic_import.py checks every public name of `anthropic`,
-`anthropic.types` and `anthropic.types.beta` against an ordinary import, and the suite's real-SDK tests use it.
+The anthropic top-level `__init__.py` is read with `ast` and taken lazily only when every statement is of a kind
+known here (imports, `__all__`, `_setup_logging()`, the loop that renames `__module__`): another release that adds
+a statement gets the package's own import. tests/core/test_lazy_import.py checks every public name of
+`anthropic`, `anthropic.types`, `anthropic.types.beta`, `mcp` and `mcp.client` against an ordinary import, and
+the suite's real-SDK and MCP tests use it.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from types import ModuleType
 from typing import Any
 
 Exports = dict[str, tuple[str, str]]
-"""name -> (module relative to the package, "" for the package itself; the attribute or submodule's name)."""
+"""name -> (the module it is read from, the package itself for a submodule; the attribute or submodule's name)."""
 
 _installed = threading.Lock()
 RENAMED = "\0renamed"
@@ -38,25 +42,30 @@ FUTURE = "\0future"
 """Key under which it keeps the `from __future__ import ...` names (bound in the module like any import)."""
 
 
-def _import_names(node: ast.ImportFrom, package_init: Path, exports: Exports) -> bool:
-    """Record the names of one `from .x import ...` (a star import from a re-export package is expanded)."""
-    if node.level != 1:
+def _import_names(node: ast.ImportFrom, package: str, package_init: Path, exports: Exports) -> bool:
+    """Record the names of one `from .x import ...` or `from some.module import ...` (a star import from a
+    re-export package is expanded)."""
+    if node.level == 1:
+        base = f"{package}.{node.module}" if node.module else package
+    elif node.level == 0 and node.module and node.module != "__future__":
+        base = node.module
+    else:
         return False
-    module = node.module or ""
     for alias in node.names:
         if alias.name == "*":
-            target = package_init.parent.joinpath(*module.split("."), "__init__.py")
-            inner = reexports(target)
+            if node.level != 1:
+                return False
+            target = package_init.parent.joinpath(*(node.module or "").split("."), "__init__.py")
+            inner = reexports(target, base)
             if inner is not None:
-                for name, (sub, attr) in inner.items():
-                    exports[name] = (f"{module}.{sub}" if sub else module, attr)
+                exports.update((name, source) for name, source in inner.items() if name not in (RENAMED, FUTURE))
                 continue
             names = _star_names(target)  # a package that computes some names: read from it whole, when asked
             if names is None:
                 return False
-            exports.update((name, (module, name)) for name in names)
+            exports.update((name, (base, name)) for name in names)
             continue
-        exports[alias.asname or alias.name] = (module, alias.name)
+        exports[alias.asname or alias.name] = (base, alias.name)
     return True
 
 
@@ -89,21 +98,23 @@ def _star_names(init: Path) -> list[str] | None:
     return [n for n in names if not n.startswith("_")]
 
 
-def reexports(init: Path, *, top_level: bool = False) -> Exports | None:
-    """What a package's `__init__.py` re-exports, or None when it does anything else (then it loads as usual).
-    `top_level`: also the statements `anthropic/__init__.py` itself has besides its imports."""
+def reexports(init: Path, package: str, *, top_level: bool = False) -> Exports | None:
+    """What the `__init__.py` of `package` re-exports, or None when it does anything else (then it loads as
+    usual). `top_level`: also the statements `anthropic/__init__.py` itself has besides its imports."""
     try:
         tree = ast.parse(init.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
         return None
     exports: Exports = {}
-    for node in tree.body:
+    for i, node in enumerate(tree.body):
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             exports[FUTURE] = ("", ",".join(a.name for a in node.names))  # `annotations` is bound in the module
             continue
         if isinstance(node, ast.ImportFrom):
-            if not _import_names(node, init, exports):
+            if not _import_names(node, package, init, exports):
                 return None
+        elif i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            continue  # the docstring
         elif isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["__all__"]:
             if top_level:
                 try:
@@ -112,20 +123,20 @@ def reexports(init: Path, *, top_level: bool = False) -> Exports | None:
                     return None
                 exports[RENAMED] = ("", ",".join(n for n in listed if not n.startswith("__")))
             continue
-        elif top_level and _known_top_level(node, init, exports):
+        elif top_level and _known_top_level(node, package, init, exports):
             continue
         else:
             return None
     return exports
 
 
-def _known_top_level(node: ast.stmt, init: Path, exports: Exports) -> bool:
+def _known_top_level(node: ast.stmt, package: str, init: Path, exports: Exports) -> bool:
     """The other statements of anthropic/__init__.py (2.x): `import typing as _t`, the `resources` proxy under
     `if not _t.TYPE_CHECKING`, `_setup_logging()`, and the loop setting `__module__` on what `__all__` names."""
     if isinstance(node, ast.Import):
         return [(a.name, a.asname) for a in node.names] == [("typing", "_t")]
     if isinstance(node, ast.If) and ast.unparse(node.test) == "not _t.TYPE_CHECKING" and not node.orelse:
-        return all(isinstance(n, ast.ImportFrom) and _import_names(n, init, exports) for n in node.body)
+        return all(isinstance(n, ast.ImportFrom) and _import_names(n, package, init, exports) for n in node.body)
     if isinstance(node, ast.Expr):
         return ast.unparse(node) == "_setup_logging()"
     if isinstance(node, ast.Assign):
@@ -143,13 +154,13 @@ def _lazy_attribute(module: ModuleType, exports: Exports, renamed: frozenset[str
             # A submodule, as an eager import would have left it on the package (`anthropic.types.message`).
             if name.startswith("__") or importlib.util.find_spec(f"{package}.{name}") is None:
                 raise AttributeError(f"module {package!r} has no attribute {name!r}")
-            exports[name] = ("", name)
-        sub, attr = exports[name]
-        if not sub:  # `from . import types`: a submodule
+            exports[name] = (package, name)
+        source_name, attr = exports[name]
+        if source_name in ("", package):  # `from . import types`: a submodule
             value: Any = importlib.import_module(f"{package}.{attr}")
         else:
-            source = importlib.import_module(f"{package}.{sub}")
-            value = getattr(source, attr) if hasattr(source, attr) else importlib.import_module(f"{package}.{sub}.{attr}")
+            source = importlib.import_module(source_name)
+            value = getattr(source, attr) if hasattr(source, attr) else importlib.import_module(f"{source_name}.{attr}")
         if name in renamed:  # as anthropic/__init__.py does for what its __all__ lists
             try:
                 value.__module__ = package
@@ -182,25 +193,39 @@ class _ReexportLoader(importlib.abc.Loader):
 
 
 class _ReexportFinder(importlib.abc.MetaPathFinder):
+    def __init__(self) -> None:
+        self.roots: set[str] = set()
+
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        if fullname != "anthropic" and not fullname.startswith("anthropic."):
+        if fullname.partition(".")[0] not in self.roots:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not spec.submodule_search_locations or not spec.origin:
             return spec
         top_level = fullname == "anthropic"
-        exports = reexports(Path(spec.origin), top_level=top_level)
+        exports = reexports(Path(spec.origin), fullname, top_level=top_level)
         if exports:
             spec.loader = _ReexportLoader(exports, top_level)
         return spec
 
 
-def import_anthropic() -> ModuleType:
-    """`import anthropic`, lazily where its files allow (see the module's docstring); the SDK as is when
+_finder = _ReexportFinder()
+
+
+def import_lazily(root: str) -> ModuleType:
+    """`import root`, lazily where its files allow (see the module's docstring); the package as is when
     something imported it already."""
     with _installed:
-        if "anthropic" not in sys.modules and not any(isinstance(f, _ReexportFinder) for f in sys.meta_path):
-            sys.meta_path.insert(0, _ReexportFinder())
-    import anthropic
+        if root not in sys.modules:
+            _finder.roots.add(root)
+            if _finder not in sys.meta_path:
+                sys.meta_path.insert(0, _finder)
+    return importlib.import_module(root)
 
-    return anthropic
+
+def import_anthropic() -> ModuleType:
+    return import_lazily("anthropic")
+
+
+def import_mcp() -> ModuleType:
+    return import_lazily("mcp")
