@@ -64,3 +64,24 @@ def test_a_read_rule_for_a_file_is_not_taken_for_a_write(env) -> None:
     """The path is checked as a read: a deny on writing it (Edit) leaves reading it alone."""
     engine = env.engine(disallowed_tools=["Edit(./src/**)"])
     assert engine.decide_read(env.project / "src" / "a.py", env.workspace).behavior == "allow"
+
+
+def test_an_allow_rule_sees_where_a_link_leads_and_a_deny_rule_sees_the_link_too(env) -> None:
+    """`out_link` inside the project points at the outside folder. An allow rule written for the link's path
+    does not let the model read where it leads (allow rules match the resolved path only); a deny or ask rule
+    written for it holds whichever way the file is named."""
+    through_link = env.project / "out_link" / "f"
+    allowed = env.engine(allowed_tools=["Read(./out_link/**)"]).decide_read(through_link, env.workspace)
+    assert (allowed.behavior, allowed.source) == ("ask", "")
+    assert allowed.message == f"{env.outside / 'f'} is outside the workspace."
+    denied = env.engine(allowed_tools=["Read"], disallowed_tools=["Read(./out_link/**)"]).decide_read(through_link, env.workspace)
+    assert (denied.behavior, denied.source) == ("deny", "Read(./out_link/**) in --disallowedTools")
+
+
+def test_the_whole_read_tool_asked_for_asks_for_every_path_even_inside(env) -> None:
+    env.write(env.project_settings, {"permissions": {"ask": ["Read"]}})
+    engine = env.engine(allowed_tools=["Read(./src/**)"])
+    target = env.project / "src" / "a.py"
+    decision = engine.decide_read(target, env.workspace)
+    assert (decision.behavior, decision.source) == ("ask", f"Read in {env.project_settings}")
+    assert decision.message == f"Read in {env.project_settings} asks before {target} is read."
