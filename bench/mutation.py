@@ -52,7 +52,7 @@ TARGETS: dict[str, list[str]] = {
     ],
     "tui_agent/core/permissions/": [
         # not tests/core/test_access_gate.py: it reads core's source, which mutmut's trampolines rewrite
-        "tests/core/permissions", "tests/core/test_trust.py",
+        "tests/core/permissions", "tests/core/test_trust.py", "tests/core/test_hook_events.py",
         "tests/tools/test_web_fetch.py", "tests/ui/test_commands_on_the_real_app.py",
     ],
     "tui_agent/core/context/": [

@@ -85,3 +85,13 @@ def test_the_whole_read_tool_asked_for_asks_for_every_path_even_inside(env) -> N
     decision = engine.decide_read(target, env.workspace)
     assert (decision.behavior, decision.source) == ("ask", f"Read in {env.project_settings}")
     assert decision.message == f"Read in {env.project_settings} asks before {target} is read."
+
+
+def test_a_rule_for_the_files_in_a_folder_does_not_cover_the_folder_itself(env) -> None:
+    """`Read(./.*)` keeps the model from the project's top-level dotfiles; it does not forbid searching the
+    project folder itself (only a pattern for everything below, `./**`, covers the folder)."""
+    engine = env.engine(disallowed_tools=["Read(./.*)"])
+    assert engine.decide_read(env.project / ".env", env.workspace).behavior == "deny"
+    assert engine.decide_read(env.project, env.workspace).behavior == "allow"
+    everything = env.engine(disallowed_tools=["Read(./**)"])
+    assert everything.decide_read(env.project, env.workspace).behavior == "deny"

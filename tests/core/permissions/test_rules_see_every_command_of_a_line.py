@@ -25,10 +25,11 @@ HIDDEN_RM = [
     "cat <<EOF\n$(rm -rf build)\nEOF",
     "cat <<EOF\n`rm -rf build`\nEOF",
     "cat <<-EOF\n\t$(rm -rf build)\nEOF",
+    "cat <<XEND\n$(rm -rf build)\nXEND",  # any unquoted delimiter, whatever its letters
 ]
 
 
-@pytest.mark.parametrize("command", HIDDEN_RM, ids=["command substitution", "process substitution", "backquotes", "here-document $()", "here-document backquotes", "here-document <<-"])
+@pytest.mark.parametrize("command", HIDDEN_RM, ids=["command substitution", "process substitution", "backquotes", "here-document $()", "here-document backquotes", "here-document <<-", "here-document XEND"])
 async def test_an_allowed_cat_does_not_allow_a_command_hidden_in_its_input(env, command) -> None:
     engine = env.engine(allowed_tools=["Bash(cat *)"])
     assert (await engine.decide(bash(env, command))).behavior == "ask"
