@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -16,3 +17,15 @@ def project(tmp_path: Path, monkeypatch: Any) -> Path:
     folder = project_at(tmp_path / "project")
     trust_for_tests(tmp_path / "home", folder)  # still trusted when a test makes it a git repository
     return folder
+
+
+@pytest.fixture
+def scene_lock() -> Iterator[None]:
+    """The scenes' folder (tests/ui/scenes.SCENE_ROOT) is fixed, since it is drawn in the pictures: one scene
+    at a time across pytest-xdist's workers, for the whole test."""
+    from tests.ui.scenes import SCENE_ROOT
+
+    SCENE_ROOT.parent.mkdir(parents=True, exist_ok=True)
+    with open(SCENE_ROOT.parent.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield

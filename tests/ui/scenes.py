@@ -4,6 +4,7 @@ snapshot tests and screenshots/make_screenshots.py."""
 from __future__ import annotations
 
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -63,8 +64,17 @@ async def settle(pilot: Pilot[Any], app: TuiAgentApp) -> None:
 
 
 def fresh_project() -> Path:
-    shutil.rmtree(SCENE_ROOT, ignore_errors=True)
-    SCENE_ROOT.mkdir(parents=True)
+    """The scenes' folder, emptied (the caller holds the `scene_lock` fixture). A process of the scene before
+    may still be writing in it as it ends: the folder is emptied again until it stays empty."""
+    for _ in range(300):
+        shutil.rmtree(SCENE_ROOT, ignore_errors=True)
+        try:
+            SCENE_ROOT.mkdir(parents=True)
+            break
+        except FileExistsError:
+            time.sleep(0.01)
+    else:
+        raise AssertionError(f"{SCENE_ROOT} stays non-empty: {sorted(str(p) for p in SCENE_ROOT.rglob('*'))[:20]}")
     (SCENE_ROOT / "README.md").write_text("# Demo project\nhello\n")
     (SCENE_ROOT / "app.py").write_text('def main() -> int:\n    """The entry point."""\n    return 1\n')
     return SCENE_ROOT

@@ -100,18 +100,13 @@ async def test_an_untrusted_folders_command_runs_nothing(tmp_path: Path, monkeyp
     assert not marker.exists()
 
 
-def test_snapshot_the_slash_list_with_a_custom_command_at_80x24(snap_compare: Any, tmp_path: Path, monkeypatch: Any) -> None:
+def test_snapshot_the_slash_list_with_a_custom_command_at_80x24(snap_compare: Any, tmp_path: Path, monkeypatch: Any, scene_lock: None) -> None:
     """You should see "/gre" typed in the prompt and, under it, the command list with "/greet <name>  Greet
     someone (project)" — the project's own command, its argument hint and description."""
-    import fcntl
-
     from tests.ui.app_support import trust_for_tests
-    from tests.ui.scenes import SCENE_ROOT, fresh_project
+    from tests.ui.scenes import fresh_project
 
     isolate(monkeypatch, tmp_path)
-    SCENE_ROOT.parent.mkdir(parents=True, exist_ok=True)
-    lock = open(SCENE_ROOT.parent.with_suffix(".lock"), "w")  # the scenes' fixed folder: one scene at a time
-    fcntl.flock(lock, fcntl.LOCK_EX)
     project = fresh_project()
     trust_for_tests(tmp_path / "home", project)
     commands(project)
@@ -125,7 +120,4 @@ def test_snapshot_the_slash_list_with_a_custom_command_at_80x24(snap_compare: An
         await until(pilot, lambda: "/greet <name>  Greet someone (project)" in completion_items(app), SLOW)
         await pilot.pause()
 
-    try:
-        assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
-    finally:
-        lock.close()
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

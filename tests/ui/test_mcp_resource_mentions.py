@@ -3,11 +3,10 @@ their names, Tab inserts one, and Enter sends the prompt with the resource attac
 
 from __future__ import annotations
 
-import fcntl
 import json
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -69,13 +68,10 @@ async def test_an_unknown_resource_is_a_notice_and_the_prompt_still_goes(project
 
 # ----- snapshots ------------------------------------------------------------------------------------
 @pytest.fixture
-def scene_home(tmp_path: Path, monkeypatch: Any) -> Iterator[Path]:
+def scene_home(tmp_path: Path, monkeypatch: Any, scene_lock: None) -> Path:
     isolate(monkeypatch, tmp_path)
     trust_for_tests(tmp_path / "home", SCENE_ROOT)  # the scenes' fixed folder (drawn in the pictures)
-    SCENE_ROOT.parent.mkdir(parents=True, exist_ok=True)
-    with open(SCENE_ROOT.parent.with_suffix(".lock"), "w") as lock:  # one scene at a time across workers
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield fresh_project()
+    return fresh_project()
 
 
 def at_list_scene(project: Path) -> tuple[Any, Any]:

@@ -4,9 +4,8 @@ after an approval, the approved plan in its cell, and snapshots of a long plan a
 
 from __future__ import annotations
 
-import fcntl
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from textual.widgets import Input
@@ -195,14 +194,10 @@ class TestEnterPlanMode:
 
 
 @pytest.fixture
-def scene_home(tmp_path: Path, monkeypatch: Any) -> Iterator[None]:
+def scene_home(tmp_path: Path, monkeypatch: Any, scene_lock: None) -> None:
     """As tests/ui/test_snapshots.py: the scenes' fixed folder (it is drawn), one scene at a time."""
     isolate(monkeypatch, tmp_path)
     trust_for_tests(tmp_path / "home", SCENE_ROOT)
-    SCENE_ROOT.parent.mkdir(parents=True, exist_ok=True)
-    with open(SCENE_ROOT.parent.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
 
 
 def _plan_scene() -> tuple[Any, Any]:

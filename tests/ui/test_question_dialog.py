@@ -5,9 +5,8 @@ question and of a multi-select question followed by one with previews, at 120×4
 
 from __future__ import annotations
 
-import fcntl
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from textual.widgets import Input
@@ -289,14 +288,10 @@ def test_a_preview_is_markdown_when_it_looks_like_markdown_and_verbatim_otherwis
 
 
 @pytest.fixture
-def scene_home(tmp_path: Path, monkeypatch: Any) -> Iterator[None]:
+def scene_home(tmp_path: Path, monkeypatch: Any, scene_lock: None) -> None:
     """As tests/ui/test_snapshots.py: the scenes' fixed folder (it is drawn), one scene at a time."""
     isolate(monkeypatch, tmp_path)
     trust_for_tests(tmp_path / "home", SCENE_ROOT)
-    SCENE_ROOT.parent.mkdir(parents=True, exist_ok=True)
-    with open(SCENE_ROOT.parent.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
 
 
 def _scene(*questions: dict[str, Any], keys: tuple[str, ...] = ()) -> tuple[Any, Any]:

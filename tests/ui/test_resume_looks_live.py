@@ -15,7 +15,6 @@ from tests.ui.app_support import type_keys
 from tui_agent.core.shell_mode import MAX_SHOWN_LINES
 from tui_agent.providers.scripted import Reply, Text, Thinking, ToolUse
 from tui_agent.ui.app import TuiAgentApp
-from tui_agent.ui.screens.permission import PermissionScreen
 from tui_agent.ui.widgets.transcript_items import ToolCell
 
 SIZE = (160, 40)  # wide enough that no tmp path (longer under pytest-xdist) wraps a line

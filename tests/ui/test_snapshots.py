@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import fcntl
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -13,14 +12,9 @@ from tests.ui.scenes import SCENE_ROOT, finished_answer, interrupted_run, parall
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: Any) -> Iterator[None]:
+def home(tmp_path: Path, monkeypatch: Any, scene_lock: None) -> None:
     isolate(monkeypatch, tmp_path)
     trust_for_tests(tmp_path / "home", SCENE_ROOT)  # the scenes' fixed folder, outside tmp_path
-    # The folder is fixed (it is drawn in the pictures): one scene at a time across pytest-xdist's workers.
-    SCENE_ROOT.parent.mkdir(parents=True, exist_ok=True)
-    with open(SCENE_ROOT.parent.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
 
 
 def test_snapshot_parallel_tools_running(snap_compare: Any) -> None:

@@ -115,18 +115,13 @@ async def test_a_repositorys_committed_status_line_does_not_run(project: Path, t
         await app.action_quit()
 
 
-def test_snapshot_status_line_at_80x24(snap_compare: Any, tmp_path: Path, monkeypatch: Any) -> None:
+def test_snapshot_status_line_at_80x24(snap_compare: Any, tmp_path: Path, monkeypatch: Any, scene_lock: None) -> None:
     """You should see, under the prompt and above tui-agent's own status line, "main ▸ 3 files ✔ clean" with
     "main" in green and "✔ clean" in yellow, indented by its padding of 1."""
-    import fcntl
-
     from tests.ui.app_support import isolate, trust_for_tests
-    from tests.ui.scenes import SCENE_ROOT, fresh_project
+    from tests.ui.scenes import fresh_project
 
     isolate(monkeypatch, tmp_path)
-    SCENE_ROOT.parent.mkdir(parents=True, exist_ok=True)
-    lock = open(SCENE_ROOT.parent.with_suffix(".lock"), "w")  # the scenes' fixed folder: one scene at a time
-    fcntl.flock(lock, fcntl.LOCK_EX)
     project = fresh_project()
     trust_for_tests(tmp_path / "home", project)
     line = script(tmp_path, "fixed.sh", "#!/bin/sh\ncat >/dev/null\nprintf '\\033[32mmain\\033[0m ▸ 3 files \\033[33m✔ clean\\033[0m\\n'\n")
@@ -139,7 +134,4 @@ def test_snapshot_status_line_at_80x24(snap_compare: Any, tmp_path: Path, monkey
         app.status.refresh()
         await pilot.pause()
 
-    try:
-        assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
-    finally:
-        lock.close()
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)

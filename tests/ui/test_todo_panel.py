@@ -3,9 +3,8 @@ The real app on the scripted model, driven by Pilot; the list-picking functions 
 
 from __future__ import annotations
 
-import fcntl
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -207,13 +206,10 @@ FIVE = [todo("Read the code", "completed", "Reading the code"), todo("Find the e
 
 
 @pytest.fixture
-def scene_home(tmp_path: Path, monkeypatch: Any) -> Iterator[Path]:
+def scene_home(tmp_path: Path, monkeypatch: Any, scene_lock: None) -> Path:
     isolate(monkeypatch, tmp_path)
     trust_for_tests(tmp_path / "home", SCENE_ROOT)  # the scenes' fixed folder (drawn in the pictures)
-    SCENE_ROOT.parent.mkdir(parents=True, exist_ok=True)
-    with open(SCENE_ROOT.parent.with_suffix(".lock"), "w") as lock:  # one scene at a time across workers
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield fresh_project()
+    return fresh_project()
 
 
 def todo_scene(project: Path) -> tuple[TuiAgentApp, Any]:
