@@ -74,14 +74,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def isolated_machine(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def isolated_machine(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A fresh HOME and working folder for each test; variables scrubbed again (a test's own setenv is
-    undone by monkeypatch afterwards, so the next test starts clean)."""
+    undone by monkeypatch afterwards, so the next test starts clean). The cache folder is the one thing a
+    worker's tests share, as one machine's starts do: it holds only what the app derives from its own files
+    (Textual's parsed stylesheets, ui/css_cache.py), so each UI test need not parse them again."""
     root = tmp_path_factory.mktemp("machine")
     for name in [n for n in os.environ if scrubbed(n)]:
         monkeypatch.delenv(name)
     for name, value in _scratch_machine(root).items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(request.config.stash[_SESSION_ROOT] / "cache"))
     monkeypatch.chdir(root / "work")
     yield root / "home"
 

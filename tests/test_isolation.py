@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,9 @@ def test_probe_the_test_machine_is_empty_and_its_own() -> None:
     home = Path.home()
     assert home == Path(os.environ["HOME"])
     assert not (home / ".claude").exists() and not (home / ".claude.json").exists()
-    assert [name for name in os.environ if scrubbed(name) and not name.startswith("GIT_")] == []
+    assert [name for name in os.environ if scrubbed(name) and not name.startswith(("GIT_", "XDG_CACHE_HOME"))] == []
+    cache = Path(os.environ["XDG_CACHE_HOME"])  # the worker's own, shared by its tests (tests/conftest.py)
+    assert cache.parent.name.startswith("tui-agent-tests-") and cache.parent.parent == Path(tempfile.gettempdir())
     assert REPO not in Path.cwd().parents and Path.cwd() != REPO
     assert list(Path.cwd().iterdir()) == []
 
