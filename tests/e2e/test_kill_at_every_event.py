@@ -158,14 +158,26 @@ def _wait_for_state(what: str, proc: subprocess.Popen[str], effects: Path, root:
 
 
 def _kill_orphans(work: Path) -> None:
-    """The command the killed process started (it may have spawned just before the kill, so it is found
-    by what it runs, not as a child): nothing of the test is left running."""
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if any(str(work) in part for part in proc.info["cmdline"] or []):
+    """The command the killed process started: nothing of the test is left running. It is found by what it runs
+    or where it runs: a shell forked just before the kill may not have exec'd yet (its command line is still
+    Python's, its folder already `work`), so the scan repeats until one finds nothing."""
+    import os
+
+    here = str(work)
+    for _ in range(100):
+        found = []
+        for proc in psutil.process_iter(["pid", "cmdline", "cwd"]):
+            cwd = proc.info["cwd"] or ""
+            if proc.info["pid"] != os.getpid() and (cwd == here or cwd.startswith(here + "/") or any(here in part for part in proc.info["cmdline"] or [])):
+                found.append(proc)
+        if not found:
+            return
+        for proc in found:
+            try:
                 proc.kill()
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            pass
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                pass
+        psutil.wait_procs(found, timeout=5)
 
 
 def _check_record(point: KillPoint, root: Path, effects: Path) -> list[str]:
