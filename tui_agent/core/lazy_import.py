@@ -156,7 +156,7 @@ def _lazy_attribute(module: ModuleType, exports: Exports, renamed: frozenset[str
                 raise AttributeError(f"module {package!r} has no attribute {name!r}")
             exports[name] = (package, name)
         source_name, attr = exports[name]
-        if source_name in ("", package):  # `from . import types`: a submodule
+        if source_name == package:  # `from . import types`: a submodule
             value: Any = importlib.import_module(f"{package}.{attr}")
         else:
             source = importlib.import_module(source_name)
