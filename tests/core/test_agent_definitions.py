@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 from tui_agent.core.agents.definitions import AgentCatalog, describe_catalog, parse_definition, resolve_model, search_dirs
 
@@ -91,6 +94,33 @@ class TestCatalog:
         path.unlink()
         assert catalog.find("rev") is None
         assert "- general-purpose: " in catalog.listing() and catalog.listing().startswith("Available agent types for the Agent tool:\n")
+
+    def test_a_lookup_while_another_thread_loads_the_files_sees_them(self, tmp_path: Path) -> None:
+        """The app's thread lists the types (`/agents`) while the agent's thread is still in the first load: the
+        listing has the files too, not only the built-in types (seen in CI on a worker's first UI test)."""
+        write(tmp_path / ".claude/agents", "rev.md", "---\nname: rev\ndescription: one\n---\n")
+        catalog = AgentCatalog(tmp_path, tmp_path / "home")
+        in_load, release = threading.Event(), threading.Event()
+
+        def pause_in_parse(frame: Any, event: str, arg: Any) -> None:
+            if event == "call" and frame.f_code.co_name == "parse_definition":
+                in_load.set()
+                release.wait(30)
+
+        def first_lookup() -> None:
+            sys.settrace(pause_in_parse)  # this thread only
+            catalog.state()
+
+        loader = threading.Thread(target=first_lookup)
+        loader.start()
+        try:
+            assert in_load.wait(30)
+            names = [d.name for d in catalog.definitions()]
+        finally:
+            release.set()
+            loader.join(30)
+        assert "rev" in names
+        assert "rev" in [d.name for d in catalog.definitions()]
 
 
 def test_the_subagent_modules_never_import_textual() -> None:

@@ -255,8 +255,10 @@ class AgentCatalog:
     def __init__(self, cwd: Path, home: Path | None = None) -> None:
         self._cwd = cwd
         self._home = home
-        self._signature: tuple[tuple[str, int, int], ...] | None = None
-        self._state = CatalogState({d.name: d for d in BUILT_IN}, ())
+        # (signature of the files, what they define) as one value: lookups come from the app's thread and
+        # the agent's, and a lookup during another's first load must not see the new signature with the
+        # old definitions (the built-in ones only)
+        self._cache: tuple[tuple[tuple[str, int, int], ...], CatalogState] | None = None
         self._program: dict[str, AgentDefinition] = {}
 
     def add_program_agents(self, definitions: list[AgentDefinition]) -> None:
@@ -264,7 +266,7 @@ class AgentCatalog:
         types and definition files of the same name, as Claude Code documents it and does for its
         `--agents` flag."""
         self._program.update({d.name: d for d in definitions})
-        self._signature = None  # rebuilt at the next lookup
+        self._cache = None  # rebuilt at the next lookup
 
     def _files(self) -> list[Path]:
         files: list[Path] = []
@@ -285,10 +287,12 @@ class AgentCatalog:
                 continue
             signature.append((str(path), st.st_mtime_ns, st.st_size))
         key = tuple(signature)
-        if key != self._signature:
-            self._signature = key
-            self._state = self._load(files)
-        return self._state
+        cached = self._cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        state = self._load(files)
+        self._cache = (key, state)
+        return state
 
     def _load(self, files: list[Path]) -> CatalogState:
         found: dict[str, AgentDefinition] = {d.name: d for d in BUILT_IN}
