@@ -60,3 +60,35 @@ def test_the_lock_parser_sees_a_stale_pin() -> None:
     requirement = next(r for r in _required() if canonicalize_name(r.name) == "textual")
     assert stale == {"textual": ("7.0.0", 1)}
     assert not requirement.specifier.contains(stale["textual"][0])
+
+
+def test_the_lock_holds_every_dependency_of_what_it_pins() -> None:
+    """The README installs the lock with `--no-deps` (pip's resolving was about 10 s of the install): safe while the
+    lock pins each dependency of each pin, extras included, within its range, as the installed metadata says."""
+    import importlib.metadata
+
+    pins = _pins(LOCK.read_text())
+    wanted: list[tuple[str, str]] = [(canonicalize_name(r.name), extra) for r in _required() for extra in ("", *r.extras)]
+    seen: set[tuple[str, str]] = set()
+    problems = []
+    while wanted:
+        name, extra = wanted.pop()
+        if (name, extra) in seen:
+            continue
+        seen.add((name, extra))
+        try:
+            requires = importlib.metadata.distribution(name).requires or []
+        except importlib.metadata.PackageNotFoundError:
+            problems.append(f"{name} is not installed")
+            continue
+        for line in requires:
+            requirement = Requirement(line)
+            if requirement.marker is not None and not requirement.marker.evaluate({"extra": extra}):
+                continue
+            if extra and (requirement.marker is None or "extra" not in str(requirement.marker)):
+                continue  # the package's own dependencies, checked with extra ""
+            dep = canonicalize_name(requirement.name)
+            if dep not in pins or not requirement.specifier.contains(pins[dep][0], prereleases=True):
+                problems.append(f"{name}{f'[{extra}]' if extra else ''} needs {requirement}; {LOCK.name} has {pins.get(dep)}")
+            wanted += [(dep, "")] + [(dep, e) for e in requirement.extras]
+    assert problems == [], f"{problems}: {REFRESH}"

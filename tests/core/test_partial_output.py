@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -266,7 +265,10 @@ def mcp_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def progress_server() -> list[str]:
     import json
 
-    return [json.dumps({"mcpServers": {"prog": {"command": sys.executable, "args": [str(PROGRESS_SERVER)]}}})]
+    from tests.warm_start import python_script_command
+
+    command, *rest = python_script_command(PROGRESS_SERVER)
+    return [json.dumps({"mcpServers": {"prog": {"command": command, "args": rest}}})]
 
 
 class TestMcpProgress:

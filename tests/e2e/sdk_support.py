@@ -13,7 +13,13 @@ from tui_agent.providers.scripted import ScriptedModel, ScriptedServer
 
 
 def tui_agent_cli() -> str:
-    """The `tui-agent` of this environment (the venv's bin folder first, then PATH)."""
+    """`tui-agent` for the SDK's `cli_path`: the warm launcher (tests/warm_start), or with warm starts off the
+    `tui-agent` of this environment (the venv's bin folder first, then PATH)."""
+    from tests.warm_start import tui_agent_command, warm_starts
+
+    if warm_starts():
+        (launcher,) = tui_agent_command()
+        return launcher
     beside = Path(sys.executable).parent / "tui-agent"
     if beside.is_file():
         return str(beside)

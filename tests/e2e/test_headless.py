@@ -14,6 +14,7 @@ from typing import Any
 import psutil
 import pytest
 
+from tests.warm_start import tui_agent_command
 from tests.core.support import assert_history_valid, count_sleeping
 from tui_agent.providers.scripted import Reply, ScriptedModel, ScriptedServer, Text, ToolUse, fault
 
@@ -42,7 +43,7 @@ def work(tmp_path: Path) -> Path:
 
 
 def run_cli(args: list[str], env: dict[str, str], cwd: Path, stdin: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], env=env, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([*tui_agent_command(), *args], env=env, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=timeout)
 
 
 def serve(script: list[Any], env: dict[str, str]) -> ScriptedServer:

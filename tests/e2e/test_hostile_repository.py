@@ -40,6 +40,7 @@ from claude_agent_sdk import ClaudeAgentOptions, PermissionResultDeny, ResultMes
 from textual.screen import ModalScreen
 from textual.widgets import OptionList
 
+from tests.warm_start import tui_agent_command
 from tests.core.context.scripts import is_summary_request, summary_reply
 from tests.e2e.sdk_support import tui_agent_cli
 from tests.e2e.test_readonly_attacks_headless import _git, _results
@@ -221,7 +222,7 @@ def assert_no_repo_program_ran(markers: Path, *, hooks_may_run: bool = False) ->
 def run_p(args: list[str], env: dict[str, str], cwd: Path, model: ScriptedModel) -> subprocess.CompletedProcess[str]:
     with ScriptedServer(model) as server:
         return subprocess.run(
-            [sys.executable, "-m", "tui_agent", *args],
+            [*tui_agent_command(), *args],
             env={**env, "ANTHROPIC_BASE_URL": server.url}, cwd=cwd, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
         )
 
@@ -276,7 +277,7 @@ class TestHeadless:
             env = {**cli_env, "ANTHROPIC_BASE_URL": server.url}
 
             def p(*args: str) -> subprocess.CompletedProcess[str]:
-                return subprocess.run([sys.executable, "-m", "tui_agent", *args], env=env, cwd=repo, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+                return subprocess.run([*tui_agent_command(), *args], env=env, cwd=repo, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
 
             first = p("-p", "read my key", "--output-format", "json")
             assert first.returncode == 0, first.stderr

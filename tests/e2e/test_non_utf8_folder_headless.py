@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests.warm_start import tui_agent_command
 from tests.e2e.test_headless import env  # noqa: F401  (fixture)
 from tui_agent.providers.scripted import Reply, ScriptedModel, ScriptedServer, Step, Text, ToolUse
 
@@ -24,7 +24,7 @@ def api_valid(body: dict[str, Any]) -> bool:
 
 
 def run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], env=env, cwd=cwd, capture_output=True, timeout=300)
+    return subprocess.run([*tui_agent_command(), *args], env=env, cwd=cwd, capture_output=True, timeout=300)
 
 
 def results_of(body: dict[str, Any]) -> dict[str, str]:

@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from tests.warm_start import tui_agent_command
 from tui_agent.providers.scripted import Reply, ScriptedModel, ScriptedServer, Text, ToolUse
 
 KEY_MARKER = "id-rsa-marker-4b1d9c"
@@ -170,7 +171,7 @@ def _run(calls: list[tuple[str, str]], env: dict[str, str], work: Path, *flags: 
     with ScriptedServer(model) as server:
         env = {**env, "ANTHROPIC_BASE_URL": server.url}
         proc = subprocess.run(
-            [sys.executable, "-m", "tui_agent", "-p", "tidy up this repository", "--output-format", "json", *flags],
+            [*tui_agent_command(), "-p", "tidy up this repository", "--output-format", "json", *flags],
             env=env, cwd=work, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
         )
     assert proc.returncode == 0, proc.stderr

@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.warm_start import tui_agent_command
 from tests.core.sandbox_support import need_bwrap, outside_folder, write_json
 from tui_agent.providers.scripted import Reply, ScriptedModel, ScriptedServer, Text, ToolUse
 
@@ -33,7 +34,7 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
 def _run(model: ScriptedModel, env: dict[str, str], work: Path) -> subprocess.CompletedProcess[str]:
     with ScriptedServer(model) as server:
         return subprocess.run(
-            [sys.executable, "-m", "tui_agent", "-p", "tidy up", "--output-format", "json"],
+            [*tui_agent_command(), "-p", "tidy up", "--output-format", "json"],
             env={**env, "ANTHROPIC_BASE_URL": server.url}, cwd=work, capture_output=True, text=True, timeout=120,
             stdin=subprocess.DEVNULL,
         )

@@ -4,13 +4,13 @@ on the real SDK fed by the scripted model, homes and config folders inside the t
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 from tests.core.support import Harness
+from tests.warm_start import python_script_command
 from tui_agent.config import AgentSettings
 from tui_agent.core.events import Event, Notice
 from tui_agent.factory import build_agent
@@ -19,8 +19,10 @@ from tui_agent.providers.scripted import ScriptedModel
 SERVER = Path(__file__).with_name("mcp_test_server.py")
 
 
-def stdio_entry(*args: str, **extra: Any) -> dict[str, Any]:
-    return {"command": sys.executable, "args": [str(SERVER), *args], **extra}
+def stdio_entry(*args: str, fresh: bool = False, **extra: Any) -> dict[str, Any]:
+    """The test server as an `.mcp.json` entry; warm (tests/warm_start) unless the test is about its process."""
+    command, *rest = python_script_command(SERVER, fresh=fresh)
+    return {"command": command, "args": [*rest, *args], **extra}
 
 
 def write_mcp_json(folder: Path, servers: dict[str, Any]) -> Path:

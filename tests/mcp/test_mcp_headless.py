@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.warm_start import tui_agent_command
 from tests.mcp.conftest import stdio_entry, write_mcp_json
 from tui_agent.providers.scripted import Reply, ScriptedModel, ScriptedServer, Text, ToolUse
 
@@ -31,7 +32,7 @@ def env(tmp_path: Path, log_file: Path) -> dict[str, str]:
 
 
 def run_cli(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tui_agent", *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([*tui_agent_command(), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
 def serve(script, env) -> ScriptedServer:
@@ -92,7 +93,7 @@ class TestLifecycle:
         assert proc.returncode == 2 and "--mcp-config nope.json: no such file" in proc.stderr
 
     def test_sigterm_during_an_mcp_call_leaves_no_server_process_or_child(self, env, work, log_file):
-        config = json.dumps({"mcpServers": {"s": stdio_entry()}})
+        config = json.dumps({"mcpServers": {"s": stdio_entry(fresh=True)}})
         script = [Reply([ToolUse("mcp__s__spawn_child", {})]), Reply([ToolUse("mcp__s__slow", {"seconds": 120})]), Reply([Text("never")])]
         with serve(script, env):
             proc = subprocess.Popen(
@@ -114,7 +115,7 @@ class TestLifecycle:
 
     def test_sigint_while_waiting_for_a_server_to_start_ends_at_once_and_leaves_nothing(self, env, work, log_file):
         env["MCP_TIMEOUT"] = "600000"
-        config = json.dumps({"mcpServers": {"hang": stdio_entry("--hang")}})
+        config = json.dumps({"mcpServers": {"hang": stdio_entry("--hang", fresh=True)}})
         with serve([Reply([Text("never")])], env) as server:
             proc = subprocess.Popen([sys.executable, "-m", "tui_agent", "-p", "go", "--mcp-config", config], env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             deadline = time.monotonic() + 120

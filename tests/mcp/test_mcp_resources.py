@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 
 from tests.core.support import assert_history_valid
 from tests.mcp.conftest import mcp_dynamic
+from tests.warm_start import python_script_command
 from tui_agent.core.events import Notice
 from tui_agent.core.mcp import mcp_manager
 from tui_agent.core.mentions import run_prompt
@@ -21,7 +21,8 @@ README = "# Project readme\nThe answer is 42.\n"
 
 
 def resource_entry(*args: str) -> dict:
-    return {"command": sys.executable, "args": [str(RESOURCE_SERVER), *args]}
+    command, *rest = python_script_command(RESOURCE_SERVER)
+    return {"command": command, "args": [*rest, *args]}
 
 
 def results_of(history: list[dict]) -> list[dict]:

@@ -31,7 +31,7 @@ def _namespaces(marker: str) -> set[str]:
 
 async def test_a_project_server_runs_in_the_sandbox_and_a_users_does_not(make_agent, work: Path, home: Path) -> None:
     need_bwrap()
-    write_mcp_json(work, {"repo-tool": stdio_entry()})
+    write_mcp_json(work, {"repo-tool": stdio_entry(fresh=True)})  # its process must run inside bwrap
     (work / ".claude").mkdir()
     (work / ".claude" / "settings.local.json").write_text(json.dumps({
         "enabledMcpjsonServers": ["repo-tool"],
@@ -39,7 +39,7 @@ async def test_a_project_server_runs_in_the_sandbox_and_a_users_does_not(make_ag
         # under /tmp (as CI's may): allowRead lets it be read, as a user would for a server's own venv.
         "sandbox": {"enabled": True, "filesystem": {"allowRead": [sys.prefix, str(SERVER.parent)]}},
     }))
-    h = make_agent([Reply([Text("ok")])], mcp_config=mcp_dynamic(("mine", stdio_entry())))
+    h = make_agent([Reply([Text("ok")])], mcp_config=mcp_dynamic(("mine", stdio_entry(fresh=True))))
     manager = mcp_manager(h.agent)
     assert manager is not None
     try:

@@ -190,7 +190,7 @@ class TestFailures:
 
     async def test_a_server_that_never_starts_fails_after_mcp_timeout_and_the_run_goes_on(self, make_agent, monkeypatch):
         monkeypatch.setenv("MCP_TIMEOUT", "1500")
-        h = make_agent([Reply([Text("ok")])], mcp_config=mcp_dynamic(("hang", stdio_entry("--hang"))))
+        h = make_agent([Reply([Text("ok")])], mcp_config=mcp_dynamic(("hang", stdio_entry("--hang", fresh=True))))
         manager = await started(h)
         pid = manager.connections["hang"].pid
         try:
@@ -212,7 +212,7 @@ class TestFailures:
         assert states["y"].status == "failed" and "/no/such/program" in states["y"].error
 
     async def test_every_server_process_and_its_children_are_gone_after_close(self, make_agent, log_file):
-        h = make_agent([Reply([ToolUse("mcp__s__spawn_child", {})]), Reply([Text("ok")])], ask=allow_all, mcp_config=mcp_dynamic(("s", stdio_entry())))
+        h = make_agent([Reply([ToolUse("mcp__s__spawn_child", {})]), Reply([Text("ok")])], ask=allow_all, mcp_config=mcp_dynamic(("s", stdio_entry(fresh=True))))
         manager = await started(h)
         server_pid = manager.connections["s"].pid
         await h.agent.run("go")

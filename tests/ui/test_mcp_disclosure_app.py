@@ -51,7 +51,7 @@ async def test_an_http_server_shows_its_url_and_header_names_never_the_values(pr
 
 async def test_a_stdio_server_shows_command_args_and_env_names(project, monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-    entry = stdio_entry("--flag", env={"NODE_OPTIONS": "--require ./preload.js", "API_TOKEN": "${ANTHROPIC_API_KEY}"})
+    entry = stdio_entry("--flag", fresh=True, env={"NODE_OPTIONS": "--require ./preload.js", "API_TOKEN": "${ANTHROPIC_API_KEY}"})
     write_mcp_json(project, {"local-tool": entry})
     app, _ = build(project, [Reply([Text("ok")])])
     async with app.run_test(size=(120, 40)) as pilot:

@@ -4,7 +4,6 @@ their names, Tab inserts one, and Enter sends the prompt with the resource attac
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,12 @@ from tui_agent.core.mcp.setup import mcp_manager
 from tui_agent.providers.scripted import Reply, Text
 
 SLOW = 120.0  # a safety net only: servers start in seconds, slower when the machine is busy
-DOCS = json.dumps({"mcpServers": {"docs": {"command": sys.executable, "args": [str(RESOURCE_SERVER)]}}})
+def docs_config() -> str:
+    """The resource server (warm: tests/warm_start) as an `--mcp-config` value."""
+    from tests.warm_start import python_script_command
+
+    command, *rest = python_script_command(RESOURCE_SERVER)
+    return json.dumps({"mcpServers": {"docs": {"command": command, "args": rest}}})
 
 
 def shown(app) -> list[str]:
@@ -37,7 +41,7 @@ async def connected(pilot, app) -> None:
 
 
 async def test_the_at_list_offers_resources_with_their_names_and_tab_inserts_one(project: Path) -> None:
-    app, model = build(project, [Reply([Text("read it")])], mcp_config=[DOCS])
+    app, model = build(project, [Reply([Text("read it")])], mcp_config=[docs_config()])
     async with app.run_test(size=(100, 30)) as pilot:
         await connected(pilot, app)
         await type_keys(pilot, *"summarize @")
@@ -56,7 +60,7 @@ async def test_the_at_list_offers_resources_with_their_names_and_tab_inserts_one
 
 
 async def test_an_unknown_resource_is_a_notice_and_the_prompt_still_goes(project: Path) -> None:
-    app, model = build(project, [Reply([Text("ok")])], mcp_config=[DOCS])
+    app, model = build(project, [Reply([Text("ok")])], mcp_config=[docs_config()])
     async with app.run_test(size=(100, 30)) as pilot:
         await connected(pilot, app)
         app.submit("look at @docs:docs://gone")
@@ -75,7 +79,7 @@ def scene_home(tmp_path: Path, monkeypatch: Any, scene_lock: None) -> Path:
 
 
 def at_list_scene(project: Path) -> tuple[Any, Any]:
-    app, _ = build(project, [], clock=FakeClock(), mcp_config=[DOCS])
+    app, _ = build(project, [], clock=FakeClock(), mcp_config=[docs_config()])
 
     async def run_before(pilot: Pilot[Any]) -> None:
         app.prompt.cursor_blink = False
