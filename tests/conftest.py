@@ -65,8 +65,10 @@ def pytest_configure(config: pytest.Config) -> None:
     root = Path(tempfile.mkdtemp(prefix="tui-agent-tests-"))
     config.stash[_SESSION_ROOT] = root
     os.environ.update(_scratch_machine(root))
-    # the controller's, inherited by the workers: what tests/warm_start finds once a run
-    os.environ.setdefault("PYTEST_TUI_AGENT_WARM_SHARED", str(root / "warm"))
+    # the controller's, inherited by the workers: tests/warm_start's zygotes, one a program for the run
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        os.environ["PYTEST_TUI_AGENT_WARM_SHARED"] = str(root / "warm")
+        os.environ["PYTEST_TUI_AGENT_WARM_OWNER"] = str(os.getpid())
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -127,13 +127,10 @@ class CommandHarness(Harness):
 
 
 async def until(pilot: Pilot[Any], predicate: Callable[[], Any], timeout: float = 30.0) -> None:
-    """Let the app run until `predicate()` holds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not met in time")
-        await pilot.pause(0.01)
+    """Let the app run until `predicate()` holds (polled as tests/ui/app_support.until does)."""
+    from tests.ui.app_support import until as app_until
+
+    await app_until(pilot, predicate, timeout)
 
 
 def request(tool: str = "Bash", *, command: str = "npm run test --watch", read_only: bool = False, **extra: Any) -> PermissionRequest:

@@ -90,8 +90,8 @@ class TestExitPlanMode:
             await prompt(pilot, "plan it")
             dialog = await open_dialog(pilot, app, ExitPlanScreen)
             await pilot.press("3")  # keep planning: a field for what should change
-            await until(pilot, lambda: bool(dialog.query("#words")))
-            assert dialog.query_one("#words", Input).has_focus
+            # the field is mounted, then focused (a message later): it must come to hold the focus
+            await until(pilot, lambda: bool(dialog.query("#words")) and dialog.query_one("#words", Input).has_focus)
             await pilot.press("enter")  # no words yet: the dialog says what it needs
             await until(pilot, lambda: "type what should change" in str(dialog.query_one("#notice").render()))
             await prompt(pilot, "use a class instead")  # typed into the field, then enter sends it

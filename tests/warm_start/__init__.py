@@ -26,14 +26,16 @@ import tempfile
 import threading
 import zlib
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 TUI_AGENT = ("module", "tui_agent")
 FRESH_STARTS_VARIABLE = "PYTEST_TUI_AGENT_FRESH_STARTS"
 SHARED_VARIABLE = "PYTEST_TUI_AGENT_WARM_SHARED"
-"""A folder all workers of one run share (set by tests/conftest.py): the probes' module lists, made once."""
+"""A folder all workers of one run share (set by tests/conftest.py): the zygotes and the probes' module lists."""
+OWNER_VARIABLE = "PYTEST_TUI_AGENT_WARM_OWNER"
+"""The pid of the run's controller (set by tests/conftest.py): the zygotes end with it."""
 
 _lock = threading.Lock()
 _zygotes: dict[tuple[str, str], "Zygote"] = {}
@@ -75,37 +77,48 @@ def zygote_report(target: tuple[str, str]) -> dict[str, Any]:
     return json.loads(_zygotes[target].report.read_text())
 
 
-def _work_folder() -> Path:
+def _shared_folder() -> Path:
+    """The run's folder (the controller's, when xdist runs the suite): one zygote a program for all workers."""
     global _folder
+    shared = os.environ.get(SHARED_VARIABLE)
+    if shared:
+        return Path(shared)
     if _folder is None:
         _folder = Path(tempfile.mkdtemp(prefix="tui-agent-zygote-"))
-        atexit.register(_stop_all)
+        atexit.register(shutil.rmtree, _folder, ignore_errors=True)
     return _folder
 
 
-def _stop_all() -> None:
-    for zygote in list(_zygotes.values()):
-        zygote.stop()
-    _zygotes.clear()
-    if _folder is not None:
-        shutil.rmtree(_folder, ignore_errors=True)
+def _owner() -> int:
+    """The process whose end ends the zygotes: the run's controller (set by tests/conftest.py), or this one."""
+    return int(os.environ.get(OWNER_VARIABLE) or os.getpid())
 
 
 class Zygote:
-    """One program's zygote for this worker: started at the first start asked for, stopped when the worker
-    exits (its stdin, the lifeline, closes)."""
+    """One program's zygote for the run: started by the first worker that asks for a start (the others wait
+    on its lock, then use it), ended when the run's controller ends."""
 
     def __init__(self, target: tuple[str, str]) -> None:
         kind, name = target
-        folder = _work_folder() / f"{len(_zygotes)}-{Path(name).stem}"
-        (folder / "cwd").mkdir(parents=True)
+        # a short path: the product's dialogs show the command (the launcher), and cut long ones
+        folder = _shared_folder() / f"{zlib.crc32(name.encode()):08x}"
         self.socket = folder / "socket"
         self.report = folder / "report.json"
-        spec = {"kind": kind, "target": name, "preload": fresh_start_modules(target), "report": str(self.report),
-                "own_code": [str(ROOT)]}
-        (folder / "spec.json").write_text(json.dumps(spec))
         # named as the program, since tests (and the product's own dialogs) show the command
         self.launcher = folder / ("tui-agent" if kind == "module" else Path(name).name)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with open(f"{folder}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not (folder / "ready").exists():
+                self._start(target, folder)
+
+    def _start(self, target: tuple[str, str], folder: Path) -> None:
+        kind, name = target
+        shutil.rmtree(folder, ignore_errors=True)  # what a start that failed half-way left
+        (folder / "cwd").mkdir(parents=True)
+        spec = {"kind": kind, "target": name, "preload": fresh_start_modules(target), "report": str(self.report),
+                "own_code": [str(ROOT)], "owner": _owner()}
+        (folder / "spec.json").write_text(json.dumps(spec))
         source = (HERE / "launcher.py").read_text()
         source = source.replace('SOCKET = ""', f"SOCKET = {str(self.socket)!r}", 1)
         source = source.replace("FRESH: list = []", f"FRESH: list = {fresh_command(target)!r}", 1)
@@ -113,18 +126,11 @@ class Zygote:
         self.launcher.chmod(0o755)
         # Started with the environment a fresh start of a test gets (scrubbed, no HOME of a test's own):
         # each start compares its own with what the imports read.
-        self._process = subprocess.Popen([sys.executable, str(HERE / "zygote.py"), str(self.socket), str(folder / "spec.json")],
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=folder / "cwd", env=_base_environment())
-        self._process.wait()  # the daemon's parent, gone once the daemon has its own session
-        assert self._process.stdout is not None
-        ready = self._process.stdout.readline()
-        assert ready == b"ready\n", f"the zygote for {name} did not start (see {self.report})"
-        self._lifeline: IO[bytes] | None = self._process.stdin
-
-    def stop(self) -> None:
-        if self._lifeline is not None:
-            self._lifeline.close()
-            self._lifeline = None
+        process = subprocess.Popen([sys.executable, str(HERE / "zygote.py"), str(self.socket), str(folder / "spec.json")],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=folder / "cwd", env=_base_environment())
+        out, _ = process.communicate()  # the daemon's parent ends at once; the daemon closes its copy once ready
+        assert out == b"ready\n", f"the zygote for {name} did not start (see {self.report})"
+        (folder / "ready").touch()
 
 
 def _base_environment() -> dict[str, str]:
@@ -134,10 +140,11 @@ def _base_environment() -> dict[str, str]:
 
 
 def fresh_start_modules(target: tuple[str, str]) -> list[str]:
-    """The modules a real fresh run of the program imports, in order (`python -X importtime`), found once a
-    run and shared by the workers. `tui_agent`: a `-p` run against the scripted model; a script: a run with
-    its stdin closed (an MCP server's start and end)."""
-    shared = Path(os.environ.get(SHARED_VARIABLE) or _work_folder())
+    """The modules real fresh runs of the program import, in order (`python -X importtime`), found once a run
+    and shared by the workers. `tui_agent`: a `-p` run whose model calls the common tools, and a stream-json
+    run as the SDK makes (the modules either imports: the suite makes both kinds); a script: a run with its
+    stdin closed (an MCP server's start and end)."""
+    shared = _shared_folder()
     shared.mkdir(parents=True, exist_ok=True)
     kind, name = target
     listing = shared / f"modules-{kind}-{Path(name).stem}-{zlib.crc32(name.encode()):08x}.json"
@@ -145,26 +152,45 @@ def fresh_start_modules(target: tuple[str, str]) -> list[str]:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if listing.exists():
             return list(json.loads(listing.read_text()))
-        modules = _probe(target)
+        found = [m for run in _probe_runs(target) for m in _imported_by(target, *run)]
+        modules = list(dict.fromkeys(found + (IMPORTED_ON_A_THREAD if target == TUI_AGENT else [])))
         listing.write_text(json.dumps(modules))
         return modules
 
 
-def _probe(target: tuple[str, str]) -> list[str]:
-    kind, name = target
+IMPORTED_ON_A_THREAD = ["watchfiles", "anyio._backends._asyncio"]
+"""Imported by a run's threads (the file watcher, the SDK's), which a probe's short run ends before they finish
+importing, so `-X importtime` never lists them."""
+
+
+def _probe_runs(target: tuple[str, str]) -> list[tuple[list[str], str, list[Any]]]:
+    """(arguments, stdin, the scripted model's replies) of each probe run."""
+    if target != TUI_AGENT:
+        return [([], "", [])]
+    from tui_agent.providers.scripted import Reply, Text, ToolUse
+
+    tools = Reply([ToolUse("Read", {"file_path": "README.md"}), ToolUse("Bash", {"command": "echo probe"}),
+                   ToolUse("Grep", {"pattern": "probe"}), ToolUse("Glob", {"pattern": "*.md"})])
+    user = json.dumps({"type": "user", "message": {"role": "user", "content": "ok"}, "session_id": "", "parent_tool_use_id": None})
+    return [
+        (["-p", "ok", "--output-format", "json", "--allowedTools", "Bash"], "", [tools, Reply([Text("ok")])]),
+        (["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"], user + "\n", [Reply([Text("ok")])]),
+    ]
+
+
+def _imported_by(target: tuple[str, str], args: list[str], stdin: str, replies: list[Any]) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="tui-agent-probe-") as scratch:
         env = {**_base_environment(), "HOME": scratch}
+        Path(scratch, "README.md").write_text("# probe\n")
         server = None
-        args: list[str] = []
-        if kind == "module":
-            from tui_agent.providers.scripted import Reply, ScriptedModel, ScriptedServer, Text
+        if target == TUI_AGENT:
+            from tui_agent.providers.scripted import ScriptedModel, ScriptedServer
 
-            server = ScriptedServer(ScriptedModel([Reply([Text("ok")])])).start()
+            server = ScriptedServer(ScriptedModel(replies)).start()
             env.update({"ANTHROPIC_BASE_URL": server.url, "ANTHROPIC_API_KEY": "sk-probe"})
-            args = ["-p", "ok", "--output-format", "json"]
         try:
             out = subprocess.run([sys.executable, "-X", "importtime", *fresh_command(target)[1:], *args], env=env, cwd=scratch,
-                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)
+                                 input=stdin, capture_output=True, text=True, timeout=120)
         finally:
             if server is not None:
                 server.stop()

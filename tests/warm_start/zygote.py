@@ -8,7 +8,7 @@ environment differs from this process's on a variable the imports read, or on Py
 answered "F": the launcher runs the program fresh instead.
 
 It leaves the worker's process tree (fork + setsid), so tests that look at their own children see only
-the launchers, as they would see fresh processes; it exits when the worker's end of its stdin closes.
+the launchers, as they would see fresh processes; it exits when the run's controller (spec["owner"]) does.
 """
 
 from __future__ import annotations
@@ -242,8 +242,7 @@ def serve(sock_path: str, spec: dict[str, object], report: dict[str, object], li
                 conn, _ = listener.accept()
                 start(conn)
             elif what == "lifeline":
-                if not os.read(lifeline, 64):
-                    return  # the worker is gone; running children finish on their own
+                return  # the run is over; children still running finish on their own
             elif what == "signal":
                 conn = key.fileobj  # type: ignore[assignment]
                 pidfd = connections[conn]  # type: ignore[index]
@@ -285,10 +284,13 @@ def main() -> None:
     if os.fork() > 0:
         os._exit(0)
     os.setsid()
+    try:
+        lifeline = os.pidfd_open(int(spec["owner"]))  # readable once the run's controller has ended
+    except ProcessLookupError:
+        return
     report = preload(spec)
     with open(spec["report"], "w") as f:
         json.dump(report, f)
-    lifeline = os.dup(0)
     ready = os.dup(1)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):

@@ -84,6 +84,7 @@ async def run_hook_command(hook: HookSpec, payload: bytes, cwd: Path, env: dict[
     except TimeoutError:
         _kill_group(proc)
         await proc.wait()
+        await _group_gone(proc.pid)
         on_notice("error", f"{label} timed out after {hook.timeout:g} s and was stopped.")
         return None
     except asyncio.CancelledError:
@@ -102,3 +103,28 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+async def _group_gone(pgid: int, within: float = 2.0) -> None:
+    """Until no process of the killed group still runs (at most `within` s): SIGKILL takes effect when each
+    one is next scheduled, which on a loaded machine comes after the shell's exit was seen, and "stopped"
+    must be true when it is said. Zombies count as gone (they wait only for their parent to reap them)."""
+    import psutil
+
+    deadline = asyncio.get_running_loop().time() + within
+    while asyncio.get_running_loop().time() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        running = False
+        for proc in psutil.process_iter():
+            try:
+                if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                    running = True
+                    break
+            except (OSError, psutil.Error):
+                continue
+        if not running:
+            return
+        await asyncio.sleep(0.01)
