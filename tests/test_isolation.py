@@ -115,6 +115,8 @@ def test_a_claude_code_users_home_and_environment_change_nothing_and_are_left_un
         "TUI_AGENT_MAX_RETRIES": "0", "TUI_AGENT_RESULT_BUDGET_CHARS": "10", "ENABLE_TOOL_SEARCH": "false",
         "MCP_TIMEOUT": "1", "BASH_DEFAULT_TIMEOUT_MS": "1",
         "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9", "ALL_PROXY": "http://127.0.0.1:9",
+        # the test tools' own switch (not the user's): a sample of a few starts is cheaper fresh than warm
+        "PYTEST_TUI_AGENT_FRESH_STARTS": "1",
     }
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", *SUITE_SAMPLE],
