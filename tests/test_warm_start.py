@@ -124,3 +124,17 @@ def test_a_script_runs_warm_with_its_arguments_and_exit_code(tmp_path: Path) -> 
         proc = subprocess.run([*argv, "7", "x"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
         outs.append((proc.returncode, proc.stdout, proc.stderr))
     assert outs[0] == outs[1] == (7, f"['7', 'x'] {tmp_path} __main__ {script}\n", "")
+
+
+def test_a_connection_with_nothing_or_half_a_request_leaves_the_zygote_serving(tmp_path: Path) -> None:
+    import socket
+
+    script = tmp_path / "prog.py"
+    script.write_text("import os\nprint(open(f'/proc/{os.getppid()}/cmdline').read().replace(chr(0), ' '))\n")
+    (launcher,) = python_script_command(script)
+    for send in (b"", b"\x00\x00"):  # nothing at all, then half a request without the descriptors
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.connect(str(Path(launcher).with_name("socket")))
+            conn.sendall(send)
+    proc = subprocess.run([launcher], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "zygote.py" in proc.stdout, proc.stdout + proc.stderr  # served warm, by the zygote

@@ -12,7 +12,6 @@ from typing import Any, Callable
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tui_agent.config import AgentSettings
@@ -124,13 +123,6 @@ class CommandHarness(Harness):
     async def action_quit(self) -> None:
         self.quit_called = True
         self.exit()
-
-
-async def until(pilot: Pilot[Any], predicate: Callable[[], Any], timeout: float = 30.0) -> None:
-    """Let the app run until `predicate()` holds (polled as tests/ui/app_support.until does)."""
-    from tests.ui.app_support import until as app_until
-
-    await app_until(pilot, predicate, timeout)
 
 
 def request(tool: str = "Bash", *, command: str = "npm run test --watch", read_only: bool = False, **extra: Any) -> PermissionRequest:

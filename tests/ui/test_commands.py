@@ -16,7 +16,8 @@ from tui_agent.providers.scripted import DEFAULT_SCRIPTED_MODEL, Reply, Text, To
 from tui_agent.ui.commands import COMMANDS, cycle_mode, run_command
 from tui_agent.ui.screens.permissions_list import PermissionsScreen
 
-from tests.ui.conftest_permission import CommandHarness, FakeShell, make_agent, make_project, request, until
+from tests.ui.app_support import until
+from tests.ui.conftest_permission import CommandHarness, FakeShell, make_agent, make_project, request
 
 
 def engine_in(tmp_path: Path, **kw: Any) -> PermissionEngine:

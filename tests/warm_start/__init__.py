@@ -3,7 +3,7 @@
 The suite starts `tui-agent` about 400 times and its MCP test servers about 80; each fresh start spends most
 of its ~0.9 s of CPU importing the same modules. A start made here runs a launcher (launcher.py), which hands
 its standard streams, arguments, environment, folder and umask to a zygote (zygote.py): one process per
-worker and program that imported what a fresh run of that program imports, and forks a child for each
+program for the whole run (its workers share it) that imported what a fresh run of that program imports, and forks a child for each
 start. The test sees an ordinary process: its pipes, its exit code or signal, the signals it sends it.
 
 What a warm start cannot be, it is not: a start on a terminal, or whose environment differs from the
@@ -124,8 +124,8 @@ class Zygote:
         source = source.replace("FRESH: list = []", f"FRESH: list = {fresh_command(target)!r}", 1)
         self.launcher.write_text(f"#!{sys.executable} -IS\n{source}")
         self.launcher.chmod(0o755)
-        # Started with the environment a fresh start of a test gets (scrubbed, no HOME of a test's own):
-        # each start compares its own with what the imports read.
+        # Started from whichever test asked first, in that test's environment: each start compares its own
+        # with the values the imports read (zygote.differs), so which test that was does not matter.
         process = subprocess.Popen([sys.executable, str(HERE / "zygote.py"), str(self.socket), str(folder / "spec.json")],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd=folder / "cwd", env=_base_environment())
         out, _ = process.communicate()  # the daemon's parent ends at once; the daemon closes its copy once ready

@@ -1,6 +1,6 @@
 """The program as tests start it, warm: this file, with its first lines filled in, is an executable script.
 
-It hands its stdin, stdout and stderr, arguments, environment, folder and umask to the worker's zygote
+It hands its stdin, stdout and stderr, arguments, environment, folder and umask to the run's zygote
 (zygote.py), which forks a child with the program's modules already imported; it passes on the signals it
 gets and ends as the child ended (its exit code, or killed by the same signal). It runs the program fresh
 (exec, same pid) when a standard stream is a terminal, when the zygote cannot be reached, or when the zygote

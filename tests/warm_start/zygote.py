@@ -1,6 +1,6 @@
 """A program's modules imported once; a forked child for each start (`python zygote.py SOCKET SPEC`).
 
-Started by tests/warm_start for one worker and one program (`tui_agent` run as with `-m`, or a script); the
+Started by tests/warm_start for one run and one program (`tui_agent` run as with `-m`, or a script); the
 launcher (launcher.py) connects, passes its stdin, stdout and stderr, its arguments, environment, folder and
 umask, and gets back "P" + the child's pid, then "X" + its wait status. Signals the launcher gets arrive as
 bytes and go to the child; the launcher's end closing (it was killed) kills the child. A start whose
@@ -202,8 +202,9 @@ def serve(sock_path: str, spec: dict[str, object], report: dict[str, object], li
     connections: dict[socket.socket, int] = {}  # connection -> pidfd
 
     def start(conn: socket.socket) -> None:
-        head, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)
+        fds: list[int] = []
         try:
+            head, fds, _, _ = socket.recv_fds(conn, 1 << 16, 3)  # (a launcher gone already: OSError)
             if len(head) < 4 or len(fds) != 3:
                 raise ValueError("bad request")
             (size,) = struct.unpack("!I", head[:4])

@@ -108,23 +108,25 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
 async def _group_gone(pgid: int, within: float = 2.0) -> None:
     """Until no process of the killed group still runs (at most `within` s): SIGKILL takes effect when each
     one is next scheduled, which on a loaded machine comes after the shell's exit was seen, and "stopped"
-    must be true when it is said. Zombies count as gone (they wait only for their parent to reap them)."""
+    must be true when it is said."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while _group_runs(pgid) and loop.time() < deadline:
+        await asyncio.sleep(0.01)
+
+
+def _group_runs(pgid: int) -> bool:
+    """A process of the group that is not a zombie (zombies only wait for their parent to reap them)."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
     import psutil
 
-    deadline = asyncio.get_running_loop().time() + within
-    while asyncio.get_running_loop().time() < deadline:
+    for proc in psutil.process_iter():
         try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return
-        running = False
-        for proc in psutil.process_iter():
-            try:
-                if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
-                    running = True
-                    break
-            except (OSError, psutil.Error):
-                continue
-        if not running:
-            return
-        await asyncio.sleep(0.01)
+            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                return True
+        except (OSError, psutil.Error):
+            continue
+    return False
