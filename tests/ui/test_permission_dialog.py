@@ -28,9 +28,8 @@ from tests.ui.conftest_permission import (
     request,
     result_text,
     tool_results,
-    until,
 )
-from tests.ui.app_support import type_keys
+from tests.ui.app_support import type_keys, until
 
 GUARD_PASSED = 0.5
 
