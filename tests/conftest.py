@@ -69,6 +69,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if "PYTEST_XDIST_WORKER" not in os.environ:
         os.environ["PYTEST_TUI_AGENT_WARM_SHARED"] = str(root / "warm")
         os.environ["PYTEST_TUI_AGENT_WARM_OWNER"] = str(os.getpid())
+        if (getattr(config.option, "numprocesses", None) or 0) > 1:
+            from tests.precompile import precompile
+
+            precompile(Path(__file__).resolve().parent.parent)  # before the workers start
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
