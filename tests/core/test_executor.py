@@ -146,6 +146,35 @@ class TestConcurrency:
         assert s["r"][1] < s["w"][0], "the reader ran while the writer waited for its answer"
         assert s["w2"][0] >= s["w"][1], "the second writer waited behind the first"
 
+    async def test_a_writer_refused_after_the_others_ended_lets_the_writer_behind_it_run(self, make_harness):
+        """A writer waiting for its answer holds back the writers behind it; when its answer (a refusal) comes
+        after everything running has ended, nothing ends after it to look at the queue again: its own end
+        must. (Found as a hung SDK session: the program's refusal arrived late on a loaded machine.)"""
+        gate = asyncio.Event()
+
+        async def ask(request):
+            if request.tool_use_id == "asked":
+                await gate.wait()
+                return PermissionAnswer("deny")
+            return PermissionAnswer("allow_once")
+
+        h = make_harness(
+            [
+                Reply([ToolUse("SleepWrite", {"seconds": 0.01, "text": "w1"}, id="w1"), ToolUse("SleepWrite", {"text": "no"}, id="asked"),
+                       ToolUse("SleepWrite", {"text": "w3"}, id="w3")]),
+                Reply([Text("ok")]),
+            ],
+            tools=sample_tools(),
+            ask=ask,
+        )
+        on_event(h, lambda e: isinstance(e, ToolFinished) and e.id == "w1", gate.set)
+        ended = await asyncio.wait_for(h.agent.run("go"), 30)  # the old code waited here forever: fail instead
+        assert ended.reason == "completed"
+        s = spans(h)
+        assert s["asked"][3] == "denied" and s["asked"][0] is None
+        assert s["w3"][3] == "ok" and s["w3"][0] >= s["w1"][1]
+        assert [r["content"] for r in h.agent.history[2]["content"] if r["tool_use_id"] == "w3"] == ["w3"]
+
     async def test_an_error_in_is_concurrency_safe_means_unsafe(self, make_harness):
         from tests.core.support import SleepRead
 

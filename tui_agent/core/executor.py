@@ -269,8 +269,9 @@ class StreamingToolExecutor:
             )
         )
         self._changed.set()
-        if was_running:
-            self._process_queue()
+        # A lane freed, or a barrier gone: a call that ends without running (refused, its check failed) may
+        # have been the unsafe one waiting for its answer that held back the unsafe calls behind it.
+        self._process_queue()
 
     def _finish_interrupted(self, tracked: TrackedTool) -> None:
         reason = tracked.signal.reason or self._signal.reason or INTERRUPTED
