@@ -320,8 +320,7 @@ class StreamingToolExecutor:
             return False
         if tracked.state == QUEUED:
             tracked.signal.abort(reason)
-            self._finish_interrupted(tracked)
-            self._process_queue()
+            self._finish_interrupted(tracked)  # (its end looks at the queue again)
         else:
             tracked.signal.abort(reason)
         return True
