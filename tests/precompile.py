@@ -23,11 +23,13 @@ import os
 import re
 import subprocess
 import sys
+import time
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import SimpleNamespace
 
 _IMPORT_LINE = re.compile(r"^(?:from\s+(\w[\w.]*)\s+import|import\s+(\w[\w.]*))", re.MULTILINE)
+_GIVE_UP_S = 120  # a cold run takes ~8 s on two cores
 _REWRITTEN = ("test_*.py", "*_test.py", "conftest.py")  # what pytest rewrites: its default python_files, conftests
 
 
@@ -40,8 +42,13 @@ def precompile(root: Path) -> None:
         subprocess.Popen([sys.executable, script, *job], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for job in jobs
     ]
+    deadline = time.monotonic() + _GIVE_UP_S
     for proc in procs:
-        proc.wait()
+        try:
+            proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:  # an import that hangs must not hold up the run: the workers compile
+            proc.kill()
+            proc.wait()
 
 
 def _import_jobs(tests: Path) -> list[list[str]]:
