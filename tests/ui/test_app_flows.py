@@ -267,6 +267,21 @@ async def test_lanes_panel_hides_and_shows(project: Path) -> None:
         assert not any(isinstance(i, NoticeLine) and i.kind == "error" for i in app.transcript.items)
 
 
+async def test_an_app_closed_without_quit_leaves_no_file_watcher_polling(project: Path) -> None:
+    """A Read starts the session's file watcher (a thread of its own, polling); the app closing without /quit
+    (the window closed, a test's end, an embedding program) stops it as /quit does."""
+    script = [Reply([ToolUse("Read", {"file_path": str(project / "README.md")})]), Reply([Text("ok")])]
+    app, _ = build(project, script)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await type_keys(pilot, *"read", "enter")
+        await until_idle(pilot, app)
+        watcher = app.runner.agent.context.services["file_watch"]
+        thread = watcher._thread
+        assert thread is not None and thread.is_alive()
+    thread.join(timeout=30)  # it ends within one watchfiles step of being told
+    assert not thread.is_alive()
+
+
 async def test_the_command_palette_runs_slash_commands(project: Path) -> None:
     app, _ = build(project, [Reply([Text("hi")])])
     async with app.run_test(size=(100, 30)) as pilot:

@@ -181,6 +181,11 @@ class AgentRunner:
             await asyncio.wait_for(asyncio.wrap_future(self.submit(cancel_everything())), grace + 1)
         except Exception:
             pass  # a stuck task stays behind; atexit still kills leftover shells
+        # The file watcher's thread is not the core loop's: it polls until told, and an app in a test process
+        # (or an embedded one) outlives this.
+        watcher = self.agent.context.services.get("file_watch") if self.agent is not None else None
+        if watcher is not None:
+            watcher.close()
         self._stopped = True
         self._loop.call_soon_threadsafe(self._loop.stop)
         await asyncio.get_running_loop().run_in_executor(None, self._thread.join, grace)
