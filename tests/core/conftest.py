@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -26,7 +26,9 @@ def data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def make_harness(tmp_path: Path, data_home: Path) -> Callable[..., Harness]:
+def make_harness(tmp_path: Path, data_home: Path) -> Iterator[Callable[..., Harness]]:
+    made: list[Harness] = []
+
     def make(script: Any, *, tools: list[Tool[Any]] | None = None, ask: Any = None, model: str = "claude-sonnet-4-6", **settings: Any) -> Harness:
         work = tmp_path / "work"
         work.mkdir(exist_ok=True)
@@ -35,6 +37,13 @@ def make_harness(tmp_path: Path, data_home: Path) -> Callable[..., Harness]:
         opts = {"cwd": work, "max_retries": 4, **settings}
         agent = build_agent(AgentSettings(**opts), emit=events.append, ask=ask, scripted=scripted, tools=tools)
         agent.model.config.retry_base_delay = 0.01
-        return Harness(agent, scripted, events)
+        made.append(Harness(agent, scripted, events))
+        return made[-1]
 
-    return make
+    yield make
+    # Most tests never close their agent (what they check is the run): its file watcher's thread would
+    # poll for the rest of the worker's life, one more each test that read a file.
+    for harness in made:
+        watcher = harness.agent.context.services.get("file_watch")
+        if watcher is not None:
+            watcher.close(wait=True)
