@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
+from ...tools.processes import through_cancels
+
 HookDecision = Literal["allow", "deny", "ask"]
 NoticeFn = Callable[[str, str], None]
 
@@ -70,15 +72,24 @@ async def run_hook_command(hook: HookSpec, payload: bytes, cwd: Path, env: dict[
     label = f"{hook.event} hook `{hook.shown}` ({hook.source})"
     pipes: dict[str, Any] = {"stdin": asyncio.subprocess.PIPE, "stdout": asyncio.subprocess.PIPE, "stderr": asyncio.subprocess.PIPE,
                              "cwd": cwd, "env": env, "start_new_session": True}
+    if hook.args is None:
+        starting = asyncio.create_subprocess_shell(hook.command, **pipes)
+    else:
+        program, *args = (_placeholders(part, env) for part in (hook.command, *hook.args))
+        starting = asyncio.create_subprocess_exec(program, *args, **pipes)
+    # The command runs (and may fork) before the spawn returns: a cancel in that window would kill the shell
+    # alone (asyncio's clean-up), so the spawn finishes in a task of its own and its whole group goes.
+    spawn = asyncio.ensure_future(starting)
     try:
-        if hook.args is None:
-            proc = await asyncio.create_subprocess_shell(hook.command, **pipes)
-        else:
-            program, *args = (_placeholders(part, env) for part in (hook.command, *hook.args))
-            proc = await asyncio.create_subprocess_exec(program, *args, **pipes)
+        proc = await asyncio.shield(spawn)
     except OSError as exc:
         on_notice("error", f"{label} could not start: {exc}")
         return None
+    except asyncio.CancelledError:
+        await through_cancels(spawn)
+        if not spawn.cancelled() and spawn.exception() is None:
+            _kill_group(spawn.result())
+        raise
     try:
         out, err = await asyncio.wait_for(proc.communicate(payload), hook.timeout)
     except TimeoutError:
