@@ -1,7 +1,7 @@
 """One hook command as `run_hook_command` runs it: a program that cannot start is reported as an error naming the
 hook and decides nothing; bytes that are not UTF-8 arrive replaced, not as a crash; a hook cancelled mid-run
-(ESC, the status line replaced) takes its whole process group with it, at every await point, its spawn's included; a matcher that is not a valid regex
-covers no tool."""
+(ESC, the status line replaced) takes its whole process group with it, at every await point, its spawn's included;
+a matcher that is not a valid regex covers no tool."""
 
 from __future__ import annotations
 
