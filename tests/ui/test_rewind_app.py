@@ -13,7 +13,7 @@ from tests.core.support import assert_history_valid
 from tests.ui.app_support import type_keys
 from tests.ui.app_support import build, transcript_text, until, until_idle
 from tui_agent.providers.scripted import Reply, Text, ToolUse
-from tui_agent.ui.rewind import BUSY
+from tui_agent.ui.rewind import BUSY, HINT
 from tui_agent.ui.screens.rewind import ConfirmOverwrite, RewindOptions, RewindPicker
 
 PROMPTS = ("make notes", "more please", "third step")
@@ -104,9 +104,17 @@ class TestOpening:
         app, _model = build(project, [Reply([Text("ok")])])
         async with app.run_test(size=(100, 30)) as pilot:
             await until(pilot, lambda: app.ready)
+            drawn: list[str] = []  # the hint leaves after DOUBLE_ESC_S: a loaded machine's pause outlasts it
+            refresh = app.status.refresh
+
+            def recording_refresh(*args: Any, **kwargs: Any) -> Any:
+                drawn.append(str(app.status.render()))
+                return refresh(*args, **kwargs)
+
+            app.status.refresh = recording_refresh  # type: ignore[method-assign]
             await pilot.press("escape")
             await pilot.pause()
-            assert not isinstance(app.screen, RewindPicker) and "esc again to rewind" in str(app.status.render())
+            assert not isinstance(app.screen, RewindPicker) and any(HINT in line for line in drawn)
             await type_keys(pilot, *"draft", "escape", "escape")
             await pilot.pause()
             assert not isinstance(app.screen, RewindPicker) and app.prompt.text == "draft"
