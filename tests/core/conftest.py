@@ -13,6 +13,7 @@ from tui_agent.core.events import Event
 from tui_agent.factory import build_agent
 from tui_agent.providers.scripted import ScriptedModel
 from tui_agent.tools.base import Tool
+from tui_agent.tools.file_watch import close_file_watcher
 
 
 @pytest.fixture
@@ -44,6 +45,4 @@ def make_harness(tmp_path: Path, data_home: Path) -> Iterator[Callable[..., Harn
     # Most tests never close their agent (what they check is the run): its file watcher's thread would
     # poll for the rest of the worker's life, one more each test that read a file.
     for harness in made:
-        watcher = harness.agent.context.services.get("file_watch")
-        if watcher is not None:
-            watcher.close(wait=True)
+        close_file_watcher(harness.agent.context)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..tools.base import ToolContext, Workspace, FileReadState
+from ..tools.file_watch import close_file_watcher
 from ..tools.plan_mode import POLICY_SERVICE
 from ..tools.registry import ToolRegistry
 from ..tools.validation import tool_use_error
@@ -133,9 +134,7 @@ class Agent:
         shells = self.context.services.get("background_shells")
         if shells is not None:
             await shells.close_all()
-        watcher = self.context.services.get("file_watch")
-        if watcher is not None:
-            watcher.close()
+        close_file_watcher(self.context)
         mcp = self.context.services.get("mcp")
         if mcp is not None:  # MCP servers stop with the session, with everything they started
             await mcp.close()

@@ -124,3 +124,10 @@ def watcher_for(ctx: ToolContext) -> FileWatcher:
     if watcher is None:
         watcher = ctx.services[SERVICE_KEY] = FileWatcher(ctx.read_state)
     return watcher
+
+
+def close_file_watcher(ctx: ToolContext) -> None:
+    """The session ends: its watcher's thread, if a Read started one, stops within one step."""
+    watcher = ctx.services.get(SERVICE_KEY)
+    if watcher is not None:
+        watcher.close()

@@ -181,11 +181,12 @@ class AgentRunner:
             await asyncio.wait_for(asyncio.wrap_future(self.submit(cancel_everything())), grace + 1)
         except Exception:
             pass  # a stuck task stays behind; atexit still kills leftover shells
-        # The file watcher's thread is not the core loop's: it polls until told, and an app in a test process
-        # (or an embedded one) outlives this.
-        watcher = self.agent.context.services.get("file_watch") if self.agent is not None else None
-        if watcher is not None:
-            watcher.close()
+        if self.agent is not None:
+            from ..tools.file_watch import close_file_watcher
+
+            # The file watcher's thread is not the core loop's: it polls until told, and an app in a test
+            # process (or an embedded one) outlives this.
+            close_file_watcher(self.agent.context)
         self._stopped = True
         self._loop.call_soon_threadsafe(self._loop.stop)
         await asyncio.get_running_loop().run_in_executor(None, self._thread.join, grace)
