@@ -1,9 +1,10 @@
 """How long the README's test command takes on this machine, the way CI meets it: a fresh clone of the committed
-tree, a new venv installed from the lock, then the tests (on every core, as `pyproject.toml`'s addopts say).
+tree, the README's test command step by step: a new venv installed from the lock, then the tests (on every core, as `pyproject.toml`'s addopts say).
 
     python3 bench/bench_suite.py                # HEAD, in a temporary clone
     python3 bench/bench_suite.py --keep         # keep the clone (its path is printed)
     python3 bench/bench_suite.py --workers 3    # the tests with -n 3 instead of the default
+    python3 bench/bench_suite.py --cold         # the install with empty pip and uv caches
 
 Prints the install time, the test time, the whole command's time, the CPU time the tests used (all processes),
 the count of tests and the slowest ones. Run it on a quiet machine: `cat /proc/loadavg` first.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -42,10 +44,21 @@ def _step(cmd: list[str], cwd: Path, log: Path) -> tuple[float, float, str]:
     return time.monotonic() - wall, _cpu() - cpu, text
 
 
+def _readme_test_command(clone: Path) -> list[list[str]]:
+    """The README's test command, step by step (its `&&`-joined commands): the install steps, then pytest."""
+    readme = (clone / "README.md").read_text()
+    line = next(l for l in readme.splitlines() if l.startswith("python3 -m venv .venv && "))
+    steps = [shlex.split(part) for part in line.split(" && ")]
+    if sys.prefix != sys.base_prefix and steps[0][0] == "python3":
+        steps[0][0] = sys.executable  # run from inside a venv: its base python makes the new venv
+    return steps
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--keep", action="store_true", help="keep the clone")
     parser.add_argument("--workers", help="pass -n WORKERS to pytest")
+    parser.add_argument("--cold", action="store_true", help="install with empty pip and uv caches (a fresh machine's)")
     args = parser.parse_args()
     load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").exists() else "?"
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
@@ -53,16 +66,15 @@ def main() -> None:
     clone = root / "clone"
     subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
     print(f"commit {head}, {os.cpu_count()} cores, load {load} at start, clone {clone}")
+    if args.cold:
+        os.environ.update(UV_CACHE_DIR=str(root / "uv-cache"), PIP_NO_CACHE_DIR="1")
     venv_py = str(clone / ".venv" / "bin" / "python")
-    install = [
-        ([sys.executable if sys.prefix == sys.base_prefix else "python3", "-m", "venv", ".venv"], "venv"),
-        ([venv_py, "-m", "pip", "install", "-q", "--no-deps", "--no-compile", "--require-hashes", "-r", "requirements-test.lock"], "pip"),
-        ([venv_py, "-m", "pip", "install", "-q", "--no-deps", "-e", "."], "pip-e"),
-    ]
+    steps = _readme_test_command(clone)
     install_wall = install_cpu = 0.0
-    for cmd, name in install:
-        wall, cpu, _ = _step(cmd, clone, root / f"{name}.log")
+    for number, step in enumerate(steps[:-1]):
+        wall, cpu, _ = _step(step, clone, root / f"install-{number}.log")
         install_wall, install_cpu = install_wall + wall, install_cpu + cpu
+    assert steps[-1] == [".venv/bin/python", "-m", "pytest"], steps[-1]
     pytest = [venv_py, "-m", "pytest", "--durations=15"] + (["-n", args.workers] if args.workers else [])
     test_wall, test_cpu, text = _step(pytest, clone, root / "pytest.log")
     summary = re.findall(r"^=*\s*(\d+ (?:passed|failed).*?)\s*=*$", text, re.MULTILINE)

@@ -92,3 +92,14 @@ def test_the_lock_holds_every_dependency_of_what_it_pins() -> None:
                 problems.append(f"{name}{f'[{extra}]' if extra else ''} needs {requirement}; {LOCK.name} has {pins.get(dep)}")
             wanted += [(dep, "")] + [(dep, e) for e in requirement.extras]
     assert problems == [], f"{problems}: {REFRESH}"
+
+
+def test_the_uv_that_installs_the_lock_is_pinned_with_hashes_and_is_what_the_test_command_runs() -> None:
+    """The README's test command installs uv (with pip, `--require-hashes`) and uv installs the lock: uv is pinned
+    like everything else, and the command CI runs is the README's."""
+    pins = _pins((REPO / "requirements-uv.lock").read_text())
+    assert list(pins) == ["uv"] and pins["uv"][1] > 0
+    readme = (REPO / "README.md").read_text()
+    command = next(line for line in readme.splitlines() if line.startswith("python3 -m venv .venv && "))
+    assert "-r requirements-uv.lock" in command and "--require-hashes -r requirements-test.lock" in command
+    assert command in (REPO / ".ci" / "run").read_text().splitlines()

@@ -35,7 +35,7 @@ OTHER_PROGRAMS_FLAGS = {
     "--max-children": "mutmut",
     "--import-mode": "pytest",
     "--dist": "pytest-xdist (`-n auto --dist worksteal`)",
-    "--no-deps": "pip (testing.md: how the README's test command installs the lock)",
+    "--no-deps": "pip and uv (testing.md: how the README's test command installs the lock)",
     "--no-compile": "pip (testing.md: how the README's test command installs the lock)",
 }
 
