@@ -87,7 +87,11 @@ def isolated_machine(request: pytest.FixtureRequest, tmp_path_factory: pytest.Te
     undone by monkeypatch afterwards, so the next test starts clean). The cache folder is the one thing a
     worker's tests share, as one machine's starts do: it holds only what the app derives from its own files
     (Textual's parsed stylesheets, ui/css_cache.py), so each UI test need not parse them again."""
-    root = tmp_path_factory.mktemp("machine")
+    # mkdtemp, not tmp_path_factory.mktemp: that lists the whole folder of the worker's numbered folders to find the
+    # next number, for every test (~1.4 CPU-s a worker by its end, and slower for each tmp_path after it)
+    machines = tmp_path_factory.getbasetemp() / "machines"
+    machines.mkdir(exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="machine-", dir=machines))
     for name in [n for n in os.environ if scrubbed(n)]:
         monkeypatch.delenv(name)
     for name, value in _scratch_machine(root).items():

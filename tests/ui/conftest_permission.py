@@ -25,6 +25,7 @@ from tui_agent.tools.registry import ToolRegistry
 from tui_agent.ui.agent_runner import AgentRunner
 from tui_agent.ui.commands import SlashCommandsProvider, cycle_mode, run_command
 from tui_agent.ui.permission_asker import PermissionAsker
+from tui_agent.ui.parsed_styles import ParsedOnceStylesheet
 
 
 class FakeClock:
@@ -50,6 +51,7 @@ class Harness(App[None]):
 
     def __init__(self, policy: Any, agent: Agent | None = None, clock: Callable[[], float] | None = None, guard: float = 0.4, typing_clock: Callable[[], float] | None = None) -> None:
         super().__init__()
+        self.stylesheet = ParsedOnceStylesheet.replacing(self.stylesheet)  # as the real app's
         self.agent = agent
         self.clock = clock or FakeClock()
         kw = {"typing_clock": typing_clock} if typing_clock is not None else {}

@@ -37,6 +37,7 @@ from .widgets.conversation import Conversation  # noqa: E402
 from .widgets.hook_lanes import HOOK_EVENTS_DRAWN, apply_hook_event  # noqa: E402
 from .widgets.lanes import LanePanel  # noqa: E402
 from .notify import app_notifier  # noqa: E402
+from .parsed_styles import ParsedOnceStylesheet  # noqa: E402
 from .prompt_runs import start_run  # noqa: E402
 from .widgets.prompt import PromptInput  # noqa: E402
 from .widgets.status import StatusLine  # noqa: E402
@@ -91,6 +92,7 @@ class TuiAgentApp(App[int]):
         opened: Any = None,
     ) -> None:
         super().__init__()
+        self.stylesheet = ParsedOnceStylesheet.replacing(self.stylesheet)  # a dialog's first push parses no CSS again
         self._opened = opened
         self.requested = settings
         """What the first frame shows (model, mode, folder); `settings` is the validated whole."""
