@@ -1,5 +1,6 @@
 """How long the README's test command takes on this machine, the way CI meets it: a fresh clone of the committed
-tree, the README's test command step by step: a new venv installed from the lock, then the tests (on every core, as `pyproject.toml`'s addopts say).
+tree, then the README's test command step by step: a new venv installed from the lock, then the tests (on every
+core, as `pyproject.toml`'s addopts say).
 
     python3 bench/bench_suite.py                # HEAD, in a temporary clone
     python3 bench/bench_suite.py --keep         # keep the clone (its path is printed)
@@ -47,7 +48,7 @@ def _step(cmd: list[str], cwd: Path, log: Path) -> tuple[float, float, str]:
 def _readme_test_command(clone: Path) -> list[list[str]]:
     """The README's test command, step by step (its `&&`-joined commands): the install steps, then pytest."""
     readme = (clone / "README.md").read_text()
-    line = next(l for l in readme.splitlines() if l.startswith("python3 -m venv .venv && "))
+    line = next(text for text in readme.splitlines() if text.startswith("python3 -m venv .venv && "))
     steps = [shlex.split(part) for part in line.split(" && ")]
     if sys.prefix != sys.base_prefix and steps[0][0] == "python3":
         steps[0][0] = sys.executable  # run from inside a venv: its base python makes the new venv

@@ -50,7 +50,9 @@ async def first_push(app: App[Any], monkeypatch: pytest.MonkeyPatch) -> list[str
         return seen
 
 
-async def test_the_apps_first_push_of_a_screen_with_css_parses_that_css_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_apps_first_push_of_a_screen_with_css_parses_that_css_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     app, _ = build(project_at(tmp_path / "p"), [Reply([Text("hi")])])
     assert isinstance(app.stylesheet, ParsedOnceStylesheet)
     assert len(app.stylesheet.source) == 0  # the App's stylesheet was replaced before any source was added
@@ -79,7 +81,8 @@ def test_the_same_css_is_parsed_once_for_one_theme_and_again_for_another() -> No
         sheet.add_source(css, read_from=("test", "css"))
         sheet.parse()
     assert first.rules[0] is second.rules[0]
-    assert first.rules[0].styles.color == Color.parse("#ff0000") and other.rules[0].styles.color == Color.parse("#00ff00")
+    assert first.rules[0].styles.color == Color.parse("#ff0000")
+    assert other.rules[0].styles.color == Color.parse("#00ff00")
     first.set_variables(dark)
     first.reparse()
     assert first.rules[0] is other.rules[0]

@@ -59,7 +59,9 @@ class ParsedOnceStylesheet(Stylesheet):
         """Textual's reparse (a new stylesheet, so that an error leaves this one as it was), of this kind."""
         stylesheet = type(self)(variables=self._variables)
         for read_from, (css, is_defaults, tie_breaker, scope) in self.source.items():
-            stylesheet.add_source(css, read_from=read_from, is_default_css=is_defaults, tie_breaker=tie_breaker, scope=scope)
+            stylesheet.add_source(
+                css, read_from=read_from, is_default_css=is_defaults, tie_breaker=tie_breaker, scope=scope
+            )
         try:
             stylesheet.parse()
         except Exception:
