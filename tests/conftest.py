@@ -65,6 +65,9 @@ def pytest_configure(config: pytest.Config) -> None:
     root = Path(tempfile.mkdtemp(prefix="tui-agent-tests-"))
     config.stash[_SESSION_ROOT] = root
     os.environ.update(_scratch_machine(root))
+    from tests.warm_start import remember_worker_environment
+
+    remember_worker_environment()  # what its probes run with, whatever test asks for a program first
     # the controller's, inherited by the workers: tests/warm_start's zygotes, one a program for the run
     if "PYTEST_XDIST_WORKER" not in os.environ:
         os.environ["PYTEST_TUI_AGENT_WARM_SHARED"] = str(root / "warm")

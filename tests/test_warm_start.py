@@ -126,6 +126,21 @@ def test_a_script_runs_warm_with_its_arguments_and_exit_code(tmp_path: Path) -> 
     assert outs[0] == outs[1] == (7, f"['7', 'x'] {tmp_path} __main__ {script}\n", "")
 
 
+def test_the_probe_of_a_new_program_runs_without_the_asking_tests_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding a program's imports runs it once: not for the test that asked first (an MCP test server probed in a
+    test's environment wrote "server pid" into that test's log, and a test that no server may start failed)."""
+    script = tmp_path / "prog.py"
+    script.write_text("import os\nlog = os.environ.get('WARM_TEST_LOG')\nif log:\n    open(log, 'a').write('ran\\n')\n")
+    log = tmp_path / "log"
+    monkeypatch.setenv("WARM_TEST_LOG", str(log))
+    command = python_script_command(script)  # the zygote's first start: the probe runs here
+    assert not log.exists()
+    subprocess.run(command, cwd=tmp_path, capture_output=True, timeout=60, check=True)
+    assert log.read_text() == "ran\n"  # the variable does reach the test's own start
+
+
 def test_a_connection_with_nothing_or_half_a_request_leaves_the_zygote_serving(tmp_path: Path) -> None:
     import socket
 

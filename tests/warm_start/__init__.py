@@ -139,6 +139,17 @@ def _base_environment() -> dict[str, str]:
     return env
 
 
+_worker_environment: dict[str, str] | None = None
+
+
+def remember_worker_environment() -> None:
+    """The process's environment before any test changes it (tests/conftest.py, once scrubbed): what the probes
+    run with. A probe runs the program itself, and the asking test's own variables would make it act for that
+    test: an MCP test server probed with the test's MCP_TEST_LOG wrote its "server pid" into the test's log."""
+    global _worker_environment
+    _worker_environment = dict(os.environ)
+
+
 def fresh_start_modules(target: tuple[str, str]) -> list[str]:
     """The modules real fresh runs of the program import, in order (`python -X importtime`), found once a run
     and shared by the workers. `tui_agent`: a `-p` run whose model calls the common tools, and a stream-json
@@ -180,7 +191,8 @@ def _probe_runs(target: tuple[str, str]) -> list[tuple[list[str], str, list[Any]
 
 def _imported_by(target: tuple[str, str], args: list[str], stdin: str, replies: list[Any]) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="tui-agent-probe-") as scratch:
-        env = {**_base_environment(), "HOME": scratch}
+        env = {**(_worker_environment or _base_environment()), "HOME": scratch}
+        env.pop("PYTEST_CURRENT_TEST", None)
         Path(scratch, "README.md").write_text("# probe\n")
         server = None
         if target == TUI_AGENT:
