@@ -70,9 +70,18 @@ def _running(pid: int) -> bool:
         return False
 
 
-def _shells() -> list[psutil.Process]:
-    """This process's children running the hook's shell (not yet reaped zombies left out)."""
-    return [p for p in psutil.Process().children() if _running(p.pid) and p.name() in ("sh", "dash", "bash")]
+def _shells(folder: Path) -> list[psutil.Process]:
+    """This process's children running the hook's shell (not yet reaped zombies left out): its command names the
+    hook's folder. Other tests of the worker have shells of their own, and one of them made the wait for this
+    hook's child run to its 30 s safety net."""
+    found = []
+    for p in psutil.Process().children():
+        try:
+            if _running(p.pid) and p.name() in ("sh", "dash", "bash") and str(folder) in " ".join(p.cmdline()):
+                found.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return found
 
 
 async def _cancelled_at(step: int | None, folder: Path) -> tuple[bool, int | None]:
@@ -87,7 +96,7 @@ async def _cancelled_at(step: int | None, folder: Path) -> tuple[bool, int | Non
     landed: list[int] = []
 
     def cancel() -> None:
-        if _shells():
+        if _shells(folder):
             deadline = time.monotonic() + SAFETY_NET_S
             while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
                 time.sleep(0.002)
@@ -128,13 +137,13 @@ async def test_a_cancel_at_every_await_point_of_a_hook_leaves_none_of_its_proces
         landed, child = await _cancelled_at(step, tmp_path / f"s{step}")
         if not landed:
             break  # past the last await point before the hook's long wait
-        where = f"cancel at await point {step}"
+        where, folder = f"cancel at await point {step}", tmp_path / f"s{step}"
         forked += child is not None
         deadline = time.monotonic() + SAFETY_NET_S
-        while ((child is not None and _running(child)) or _shells()) and time.monotonic() < deadline:
+        while ((child is not None and _running(child)) or _shells(folder)) and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
         assert child is None or not _running(child), f"{where}: the hook's child {child} runs on"
-        assert not _shells(), f"{where}: the hook's shell runs on"
+        assert not _shells(folder), f"{where}: the hook's shell runs on"
     assert step > 4 and forked >= 3, (step, forked)  # the spawn's own await points among them
 
 
