@@ -11,6 +11,7 @@ kill the shell and drop what it had printed, which a busy machine hit now and th
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from pathlib import Path
 from typing import Any
@@ -26,17 +27,18 @@ from tui_agent.providers.scripted import ToolUse
 SAFETY_NET_S = 30.0  # only a broken build waits this long: each wait below ends on a state
 
 
-def _shell_started() -> bool:
-    """A child of this process runs bash (the call's shell, forked)."""
-    return any(p.name() == "bash" for p in _children())
+def _shell_started(marker: Path) -> bool:
+    """A child of this process runs the call's bash (forked: its command names the call's marker)."""
+    return any(p.name() == "bash" for p in _children(str(marker)))
 
 
-def _children() -> list[psutil.Process]:
+def _children(*marks: str) -> list[psutil.Process]:
+    """This process's living descendants whose command line holds one of `marks`: the call's own. The worker runs
+    other tests' processes too, and one of their shells held a stop here for its 30 s safety net."""
     alive = []
     for p in psutil.Process().children(recursive=True):
         try:
-            if p.status() != psutil.STATUS_ZOMBIE:
-                p.name()
+            if p.status() != psutil.STATUS_ZOMBIE and any(mark in " ".join(p.cmdline()) for mark in marks):
                 alive.append(p)
         except psutil.NoSuchProcess:
             pass
@@ -47,13 +49,14 @@ async def one_call(make_harness: Any, work: Path, step: int | None) -> dict[str,
     """The call stopped at its `step`-th await point; with None, stopped once it printed and every task
     is idle (waiting for the command), which counts the await points there are before the long wait."""
     work.mkdir()
-    marker = work / "printed"
-    h = bash_harness(make_harness, [ToolUse("Bash", {"command": f"echo one; echo two; touch {marker}; sleep 30"}, id="b")])
+    marker, tag = work / "printed", f"{random.randrange(10**6):06d}"
+    command = f"echo one; echo two; touch {marker}; sleep 30.{tag}"  # the sleep is found by its tag
+    h = bash_harness(make_harness, [ToolUse("Bash", {"command": command}, id="b")])
     loop = asyncio.get_running_loop()
     aborted: list[bool] = []
 
     def abort() -> None:
-        if _shell_started():  # hold the loop until the shell has printed: the state this test is about
+        if _shell_started(marker):  # hold the loop until the shell has printed: the state this test is about
             deadline = time.monotonic() + SAFETY_NET_S
             while not marker.exists() and time.monotonic() < deadline:
                 time.sleep(0.002)
@@ -78,7 +81,8 @@ async def one_call(make_harness: Any, work: Path, step: int | None) -> dict[str,
         loop.set_task_factory(previous)
     await h.agent.close()
     return {"ended": ended, "result": results(h).get("b"), "printed": marker.exists(), "aborted": bool(aborted),
-            "steps": aborted[0] if aborted else counter.steps, "history": h.agent.history}
+            "steps": aborted[0] if aborted else counter.steps, "history": h.agent.history,
+            "marks": (str(marker), f"30.{tag}")}
 
 
 async def _stop_when_idle(counter: _StepCounter, marker: Path, abort: Any) -> None:
@@ -110,7 +114,7 @@ async def test_a_stop_at_every_await_point_of_a_bash_call_keeps_what_it_printed(
             assert "one\ntwo" in result["content"], f"{where}: {result['content']!r}"
             kept += 1
         deadline = time.monotonic() + SAFETY_NET_S
-        while _children() and time.monotonic() < deadline:
+        while _children(*run["marks"]) and time.monotonic() < deadline:
             await asyncio.sleep(0.01)
-        assert not _children(), f"{where}: a process was left running"
+        assert not _children(*run["marks"]), f"{where}: a process was left running"
     assert kept >= total // 2, "most stops landed after the shell printed"
