@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import stat
 import subprocess
 from pathlib import Path
 
-import psutil
-
 from tui_agent.providers.scripted import Reply, Text
 from tui_agent.ui.widgets.transcript_items import UserPrompt
 
-from tests.ui.app_support import build, transcript_text, until, until_idle
+from tests.ui.app_support import build, sleep_processes, transcript_text, until, until_idle
 from tests.ui.app_support import type_keys
 
 
@@ -131,11 +130,12 @@ class TestShellMode:
     async def test_escape_stops_the_command_and_its_processes(self, project: Path) -> None:
         app, model = build(project, [])
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.press("!", *"sleep 30 & sleep 31; echo never", "enter")
-            await until(pilot, lambda: any("sleep 3" in " ".join(p.cmdline()) for p in psutil.Process().children(recursive=True)))
+            tag = f"{random.randrange(10**6):06d}"  # this test's sleeps, not another test's in the same worker
+            await pilot.press("!", *f"sleep 30.{tag} & sleep 31.{tag}; echo never", "enter")
+            await until(pilot, lambda: sum(" ".join(p.cmdline()).startswith("sleep") for p in sleep_processes(f".{tag}")) == 2)
             await pilot.press("escape")
             await until_idle(pilot, app)
-            await until(pilot, lambda: not any("sleep 3" in " ".join(p.cmdline()) for p in psutil.Process().children(recursive=True) if p.is_running()))
+            await until(pilot, lambda: not sleep_processes(f".{tag}"))
             texts = [b["text"] for b in app.agent.history[-1]["content"]]
         assert model.requests == []
         assert texts[-1] == "[Request interrupted by user]" and "<bash-input>sleep 30" in texts[1]
