@@ -36,7 +36,6 @@ OTHER_PROGRAMS_FLAGS = {
     "--import-mode": "pytest",
     "--dist": "pytest-xdist (`-n auto --dist worksteal`)",
     "--no-deps": "pip and uv (testing.md: how the README's test command installs the lock)",
-    "--no-compile": "pip (testing.md: how the README's test command installs the lock)",
 }
 
 

@@ -192,7 +192,6 @@ def _probe_runs(target: tuple[str, str]) -> list[tuple[list[str], str, list[Any]
 def _imported_by(target: tuple[str, str], args: list[str], stdin: str, replies: list[Any]) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="tui-agent-probe-") as scratch:
         env = {**(_worker_environment or _base_environment()), "HOME": scratch}
-        env.pop("PYTEST_CURRENT_TEST", None)
         Path(scratch, "README.md").write_text("# probe\n")
         server = None
         if target == TUI_AGENT:

@@ -182,7 +182,7 @@ def stop_foreground_now() -> None:
     the core first, so the tool reports the interruption rather than the shell's exit; the core's own
     kill follows (the tree, processes that left the group, SIGKILL after the grace)."""
     for pid in list(_foreground):
-        _signal_group(pid, signal.SIGTERM)
+        signal_group(pid, signal.SIGTERM)
 
 
 def track_process(pid: int, marker: str) -> None:
@@ -303,7 +303,7 @@ def _alive(proc: psutil.Process) -> bool:
         return False
 
 
-def _signal_group(pid: int, sig: signal.Signals) -> None:
+def signal_group(pid: int, sig: signal.Signals) -> None:
     try:
         os.killpg(pid, sig)
     except (ProcessLookupError, PermissionError):
@@ -311,7 +311,7 @@ def _signal_group(pid: int, sig: signal.Signals) -> None:
 
 
 def _terminate(pid: int, marker: str | None) -> list[psutil.Process]:
-    _signal_group(pid, signal.SIGTERM)  # the whole group at once, before walking anything
+    signal_group(pid, signal.SIGTERM)  # the whole group at once, before walking anything
     procs = _collect(pid, marker)
     _signal(procs, signal.SIGTERM)
     return procs
@@ -320,7 +320,7 @@ def _terminate(pid: int, marker: str | None) -> list[psutil.Process]:
 def _force(pid: int, marker: str | None, survivors: list[psutil.Process]) -> None:
     """SIGKILL the survivors, and whatever they started since the first look (a loop that ignores
     SIGTERM keeps forking)."""
-    _signal_group(pid, signal.SIGKILL)
+    signal_group(pid, signal.SIGKILL)
     _signal(survivors, signal.SIGKILL)
     _signal(_collect(pid, marker), signal.SIGKILL)
 
@@ -340,7 +340,7 @@ async def kill_tree_async(pid: int, marker: str | None = None, grace: float | No
     """`kill_tree` that waits on the event loop instead of blocking it, and looks for what left the
     group only SCAN_DELAY_S after signalling the group."""
     shell = _handle(pid)
-    _signal_group(pid, signal.SIGTERM)
+    signal_group(pid, signal.SIGTERM)
     await asyncio.sleep(SCAN_DELAY_S)
     procs = _collect(pid, marker, shell)
     _signal(procs, signal.SIGTERM)

@@ -46,7 +46,7 @@ class ParsedOnceStylesheet(Stylesheet):
             table = self._parsed = _PARSED.setdefault(tuple(sorted(self._variables.items())), {})
         key = (css, read_from, is_default_rules, tie_breaker, scope)
         rules = table.get(key)
-        if rules is None:  # CSS with errors raises here, and is never kept
+        if rules is None:  # CSS Textual cannot tokenize raises here; rules with errors are kept as Textual keeps them
             rules = table[key] = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
         else:
             self._parse_cache[key] = rules  # what css_cache.py saves for the next start

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from ...tools.processes import through_cancels
+from ...tools.processes import signal_group, through_cancels
 
 HookDecision = Literal["allow", "deny", "ask"]
 NoticeFn = Callable[[str, str], None]
@@ -88,18 +88,18 @@ async def run_hook_command(hook: HookSpec, payload: bytes, cwd: Path, env: dict[
     except asyncio.CancelledError:
         await through_cancels(spawn)
         if not spawn.cancelled() and spawn.exception() is None:
-            _kill_group(spawn.result())
+            signal_group(spawn.result().pid, signal.SIGKILL)
         raise
     try:
         out, err = await asyncio.wait_for(proc.communicate(payload), hook.timeout)
     except TimeoutError:
-        _kill_group(proc)
+        signal_group(proc.pid, signal.SIGKILL)
         await proc.wait()
         await _group_gone(proc.pid)
         on_notice("error", f"{label} timed out after {hook.timeout:g} s and was stopped.")
         return None
     except asyncio.CancelledError:
-        _kill_group(proc)
+        signal_group(proc.pid, signal.SIGKILL)
         raise
     return proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace").strip()
 
@@ -107,13 +107,6 @@ async def run_hook_command(hook: HookSpec, payload: bytes, cwd: Path, env: dict[
 def _placeholders(part: str, env: dict[str, str]) -> str:
     """Exec form: `${CLAUDE_PROJECT_DIR}` replaced as plain text (quotes, `$` or backquotes in it stay inert)."""
     return part.replace("${CLAUDE_PROJECT_DIR}", env.get("CLAUDE_PROJECT_DIR", ""))
-
-
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 async def _group_gone(pgid: int, within: float = 2.0) -> None:
