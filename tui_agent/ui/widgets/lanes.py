@@ -3,8 +3,8 @@
 Each row is one call: its lane, name, what it does (a shell call's whole command, newlines shown as ⏎),
 a bar on the run's time axis (so overlaps show) and its timer or final status. Running shell calls get
 a second line: their last output line, a "no output for Ns" mark when quiet, and their timeout
-countdown. A 10 Hz timer redraws the timers only while something is active; it is paused when the run
-is idle.
+countdown. A 10 Hz timer redraws the timers only while something is active (once a second under a
+dialog); it is paused when the run is idle.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from textual.widget import Widget
 
 from ..type_to_prompt import hand_key_to_prompt
 from .agent_lanes import agent_row_parts, hidden_rows, lane_rows
+from .covered_tick import CoveredTick
 from .lane_row import MARK, RowParts, lane_row
 from .role_styles import RoleStyleCache
 from .tool_calls import SANDBOX_TAG, ToolCall, ToolCalls
@@ -72,13 +73,18 @@ class LanePanel(Widget, can_focus=True):
         self.ticking = False
         """Whether the 10 Hz redraw runs (only while a call is active)."""
         self._styles = RoleStyleCache("lanes", ROLES, with_background=("selected",))
+        self._covered_tick = CoveredTick(clock)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._styles.forget()
 
     def on_mount(self) -> None:
-        self._ticker = self.set_interval(TICK, self.refresh, pause=True)
+        self._ticker = self.set_interval(TICK, self._tick, pause=True)
+
+    def _tick(self) -> None:
+        if self._covered_tick.due(self):
+            self.refresh()
 
     def start_run(self, t: float) -> None:
         self.run_started_at = t

@@ -12,6 +12,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from ...core.pricing import format_cost
+from .covered_tick import CoveredTick
 from .lanes import format_seconds
 from .role_styles import RoleStyleCache
 from .styled_lines import ContentKeyedStylesCache
@@ -74,6 +75,7 @@ class StatusLine(Widget):
         self._painted_at = 0.0  # time.monotonic() of the last render
         # Textual asks for this line in every frame; it changes ten times a second at most.
         self._styles_cache = ContentKeyedStylesCache()
+        self._covered_tick = CoveredTick(clock)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -83,7 +85,7 @@ class StatusLine(Widget):
         self._ticker = self.set_interval(TICK, self._tick_unless_painted, pause=True)
 
     def _tick_unless_painted(self) -> None:
-        if time.monotonic() - self._painted_at >= MERGE_WINDOW:
+        if time.monotonic() - self._painted_at >= MERGE_WINDOW and self._covered_tick.due(self):
             self.refresh()
 
     def tick(self) -> None:
