@@ -90,8 +90,8 @@ async def _cancelled_at(step: int | None, folder: Path) -> tuple[bool, int | Non
     Returns whether the hook reached that await point (it was cancelled once idle otherwise), and the child's
     pid if it was started."""
     folder.mkdir()
-    pid_file = folder / "child.pid"
-    hook = spec(f"sleep 60 & echo $! > {pid_file}; wait")
+    pid_file, shell_file = folder / "child.pid", folder / "shell.pid"
+    hook = spec(f"echo $$ > {shell_file}; sleep 60 & echo $! > {pid_file}; wait")
     loop = asyncio.get_running_loop()
     landed: list[int] = []
 
@@ -123,6 +123,8 @@ async def _cancelled_at(step: int | None, folder: Path) -> tuple[bool, int | Non
     finally:
         loop.set_task_factory(previous)
     child = int(pid_file.read_text()) if pid_file.exists() and pid_file.read_text().strip() else None
+    shell = int(shell_file.read_text()) if shell_file.exists() and shell_file.read_text().strip() else None
+    assert shell is None or not psutil.pid_exists(shell), f"cancel at {step}: the hook's shell {shell} was not reaped when the cancel came through"
     return reached if step is not None else True, child
 
 

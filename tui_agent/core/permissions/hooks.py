@@ -88,7 +88,7 @@ async def run_hook_command(hook: HookSpec, payload: bytes, cwd: Path, env: dict[
     except asyncio.CancelledError:
         await through_cancels(spawn)
         if not spawn.cancelled() and spawn.exception() is None:
-            signal_group(spawn.result().pid, signal.SIGKILL)
+            await _killed(spawn.result())
         raise
     try:
         out, err = await asyncio.wait_for(proc.communicate(payload), hook.timeout)
@@ -99,9 +99,16 @@ async def run_hook_command(hook: HookSpec, payload: bytes, cwd: Path, env: dict[
         on_notice("error", f"{label} timed out after {hook.timeout:g} s and was stopped.")
         return None
     except asyncio.CancelledError:
-        signal_group(proc.pid, signal.SIGKILL)
+        await _killed(proc)
         raise
     return proc.returncode or 0, out.decode(errors="replace"), err.decode(errors="replace").strip()
+
+
+async def _killed(proc: asyncio.subprocess.Process) -> None:
+    """Kill the hook's group and reap its shell, through further cancels: a stop leaves no zombie behind and
+    no pipes open until the garbage collector finds them."""
+    signal_group(proc.pid, signal.SIGKILL)
+    await through_cancels(asyncio.ensure_future(proc.wait()))
 
 
 def _placeholders(part: str, env: dict[str, str]) -> str:
