@@ -119,7 +119,9 @@ def test_a_claude_code_users_home_and_environment_change_nothing_and_are_left_un
         "PYTEST_TUI_AGENT_FRESH_STARTS": "1",
     }
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", *SUITE_SAMPLE],
+        # --basetemp: its own folder, so it neither numbers one in the machine's pytest folder nor, leaving,
+        # deletes the oldest there (the last full run's, ~55k entries: ~10 s in this test)
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", f"--basetemp={tmp_path / 'pytest'}", *SUITE_SAMPLE],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
