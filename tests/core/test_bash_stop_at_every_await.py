@@ -46,11 +46,14 @@ def _children(*marks: str) -> list[psutil.Process]:
 
 
 async def one_call(make_harness: Any, work: Path, step: int | None) -> dict[str, Any]:
-    """The call stopped at its `step`-th await point; with None, stopped once it printed and every task
-    is idle (waiting for the command), which counts the await points there are before the long wait."""
+    """The call stopped at its `step`-th await point; with None (or when this run has fewer), stopped once it
+    printed and every task is idle (waiting for the command), which counts the await points there are before
+    the long wait."""
     work.mkdir()
     marker, tag = work / "printed", f"{random.randrange(10**6):06d}"
-    command = f"echo one; echo two; touch {marker}; sleep 30.{tag}"  # the sleep is found by its tag
+    # The sleep is found by its tag. It outlives every wait here: a stop that leaves it running fails the test
+    # (with 30 s, as long as the safety nets, the run waited for it to end and passed).
+    command = f"echo one; echo two; touch {marker}; sleep 300.{tag}"
     h = bash_harness(make_harness, [ToolUse("Bash", {"command": command}, id="b")])
     loop = asyncio.get_running_loop()
     aborted: list[bool] = []
@@ -73,16 +76,19 @@ async def one_call(make_harness: Any, work: Path, step: int | None) -> dict[str,
             counter.steps, counter.at = 0, step
 
     h.agent.emit = emit
-    if step is None:  # not a counted task (asyncio.Task, not the loop's factory): it does not move the count
-        watcher = asyncio.Task(_stop_when_idle(counter, marker, abort))
+    # Not a counted task (asyncio.Task, not the loop's factory): it does not move the count. With a `step`, it
+    # stops the call if the count never gets there: a run may pass fewer await points than the one that counted
+    # them (one read of the output where that run had two), and its stop then waited for the command's end.
+    watcher = asyncio.Task(_stop_when_idle(counter, marker, lambda: None if aborted else abort()))
     try:
         ended = await asyncio.wait_for(h.agent.run("go"), SAFETY_NET_S * 2)
     finally:
+        watcher.cancel()
         loop.set_task_factory(previous)
     await h.agent.close()
     return {"ended": ended, "result": results(h).get("b"), "printed": marker.exists(), "aborted": bool(aborted),
             "steps": aborted[0] if aborted else counter.steps, "history": h.agent.history,
-            "marks": (str(marker), f"30.{tag}")}
+            "marks": (str(marker), f"300.{tag}")}
 
 
 async def _stop_when_idle(counter: _StepCounter, marker: Path, abort: Any) -> None:
@@ -102,7 +108,7 @@ async def test_a_stop_at_every_await_point_of_a_bash_call_keeps_what_it_printed(
     total = full["steps"]
     assert total > 5
     kept = 0
-    for step in range(1, total + 1):
+    for step in range(1, total + 2):  # the last is past them all: the idle watcher's stop
         run = await one_call(make_harness, tmp_path / f"s{step}", step)
         where = f"stop at await point {step}/{total}"
         assert run["aborted"], where
