@@ -88,7 +88,18 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        from tests.old_runs import delete_old_runs_meanwhile
+
+        delete_old_runs_meanwhile(session.config)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
+    from tests.old_runs import wait_for_old_runs
+
+    wait_for_old_runs(config)
     root = config.stash.get(_SESSION_ROOT, None)
     if root is not None:
         shutil.rmtree(root, ignore_errors=True)
