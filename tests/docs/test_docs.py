@@ -34,6 +34,7 @@ OTHER_PROGRAMS_FLAGS = {
     "--time-limit": "bench/mutation.py",
     "--max-children": "mutmut",
     "--import-mode": "pytest",
+    "--basetemp": "pytest (testing.md: the isolation test's subprocess run)",
     "--dist": "pytest-xdist (`-n auto --dist worksteal`)",
     "--no-deps": "pip and uv (testing.md: how the README's test command installs the lock)",
 }
