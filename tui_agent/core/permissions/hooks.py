@@ -93,8 +93,7 @@ async def run_hook_command(hook: HookSpec, payload: bytes, cwd: Path, env: dict[
     try:
         out, err = await asyncio.wait_for(proc.communicate(payload), hook.timeout)
     except TimeoutError:
-        signal_group(proc.pid, signal.SIGKILL)
-        await proc.wait()
+        await _killed(proc)
         await _group_gone(proc.pid)
         on_notice("error", f"{label} timed out after {hook.timeout:g} s and was stopped.")
         return None
