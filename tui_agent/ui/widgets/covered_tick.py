@@ -24,21 +24,22 @@ class CoveredTick:
     another screen (a dialog), no: it repaints on the next turn of the clock's second instead, the moment
     every other covered timer repaints too, so Textual draws the screen behind the dialog once."""
 
-    def __init__(self, clock: Callable[[], float]) -> None:
+    def __init__(self, widget: Widget, clock: Callable[[], float]) -> None:
+        self.widget = widget
         self.clock = clock
         self._turn: Timer | None = None
 
-    def due(self, widget: Widget) -> bool:
-        if not covered(widget):
+    def due(self) -> bool:
+        if not covered(self.widget):
             return True
         if self._turn is None:
             now = self.clock()
-            self._turn = widget.set_timer(max(0.0, math.floor(now) + 1.0 - now), lambda: self._repaint(widget))
+            self._turn = self.widget.set_timer(max(0.0, math.floor(now) + 1.0 - now), self._repaint)
         return False
 
-    def _repaint(self, widget: Widget) -> None:
+    def _repaint(self) -> None:
         self._turn = None
-        widget.refresh()
+        self.widget.refresh()
 
 
 def covered(widget: Widget) -> bool:

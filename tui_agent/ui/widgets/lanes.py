@@ -73,7 +73,7 @@ class LanePanel(Widget, can_focus=True):
         self.ticking = False
         """Whether the 10 Hz redraw runs (only while a call is active)."""
         self._styles = RoleStyleCache("lanes", ROLES, with_background=("selected",))
-        self._covered_tick = CoveredTick(clock)
+        self._covered_tick = CoveredTick(self, clock)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -83,7 +83,7 @@ class LanePanel(Widget, can_focus=True):
         self._ticker = self.set_interval(TICK, self._tick, pause=True)
 
     def _tick(self) -> None:
-        if self._covered_tick.due(self):
+        if self._covered_tick.due():
             self.refresh()
 
     def start_run(self, t: float) -> None:

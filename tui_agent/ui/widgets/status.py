@@ -75,7 +75,7 @@ class StatusLine(Widget):
         self._painted_at = 0.0  # time.monotonic() of the last render
         # Textual asks for this line in every frame; it changes ten times a second at most.
         self._styles_cache = ContentKeyedStylesCache()
-        self._covered_tick = CoveredTick(clock)
+        self._covered_tick = CoveredTick(self, clock)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -85,7 +85,7 @@ class StatusLine(Widget):
         self._ticker = self.set_interval(TICK, self._tick_unless_painted, pause=True)
 
     def _tick_unless_painted(self) -> None:
-        if time.monotonic() - self._painted_at >= MERGE_WINDOW and self._covered_tick.due(self):
+        if time.monotonic() - self._painted_at >= MERGE_WINDOW and self._covered_tick.due():
             self.refresh()
 
     def tick(self) -> None:
