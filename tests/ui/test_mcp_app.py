@@ -64,7 +64,8 @@ class TestPanel:
             # The status line shows it at its next refresh (a busy machine may be a frame behind).
             await until(pilot, lambda: "MCP 1 connected, 1 failed" in str(app.status.render()), SLOW)
             app.submit("/mcp")
-            await until(pilot, lambda: isinstance(app.screen, McpServersScreen) and app.screen.query_one("OptionList").option_count == 2, SLOW)
+            # pushed before its children are mounted: the list may not be there yet
+            await until(pilot, lambda: isinstance(app.screen, McpServersScreen) and [o.option_count for o in app.screen.query("OptionList")] == [2], SLOW)
             listing = "\n".join(str(app.screen.query_one("OptionList").get_option_at_index(i).prompt) for i in range(2))
             assert "✓ good  connected · 8 tools" in listing
             assert "✗ bad  failed" in listing and "missing configuration TESTSRV_TOKEN" in listing
