@@ -3,8 +3,8 @@
 The lanes and the status line repaint ten times a second while a run is active. Under a dialog with a
 translucent background (every question the app asks) each such repaint made Textual draw the whole
 screen behind the dialog again and tint it: ~30 % of a core for as long as a permission question stayed
-open (bench/bench_dialog_idle.py; Claude Code: under 1 %). Covered, they repaint once a second, all in
-the same frame.
+open (bench/bench_dialog_idle.py; Claude Code: under 1 %). Covered, they repaint once a second, at the
+same moment (in one frame, unless the machine is busy).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from textual.widget import Widget
 class CoveredTick:
     """Says whether a ticking widget should repaint now: yes while its screen is the one shown. Covered by
     another screen (a dialog), no: it repaints on the next turn of the clock's second instead, the moment
-    every other covered timer repaints too, so Textual draws the screen behind the dialog once."""
+    every other covered timer repaints too, so Textual draws the screen behind the dialog once a second."""
 
     def __init__(self, widget: Widget, clock: Callable[[], float]) -> None:
         self.widget = widget
