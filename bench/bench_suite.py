@@ -8,7 +8,10 @@ core, as `pyproject.toml`'s addopts say).
     python3 bench/bench_suite.py --cold         # the install with empty pip and uv caches
 
 Prints the install time, the test time, the whole command's time, the CPU time the tests used (all processes),
-the count of tests and the slowest ones. Run it on a quiet machine: `cat /proc/loadavg` first.
+the count of tests and the slowest ones. Run it on a quiet machine: `cat /proc/loadavg` first. A virtual machine
+is quiet only if its host is: the CPU time the host gave to others while the tests ran (steal) is printed, and the
+same fixed piece of Python work is timed before the install and after the tests (one core): when it takes longer
+than usual, the whole run was slowed by the host, not by the code.
 """
 
 from __future__ import annotations
@@ -27,12 +30,36 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
+def _cpu_fields() -> list[int]:
+    """user nice system idle iowait irq softirq steal ... of all cores, in clock ticks."""
+    return [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+
+
 def _cpu() -> float:
     """The machine's busy CPU seconds so far: the tests' processes include the warm-start zygotes' children
     (tests/warm_start), which are no one's waited-for children, so rusage would miss them."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    busy = sum(fields[:8]) - fields[3] - fields[4]  # all but idle and iowait
+    fields = _cpu_fields()
+    busy = sum(fields[:7]) - fields[3] - fields[4]  # all but idle, iowait and steal (the host's other guests)
     return busy / os.sysconf("SC_CLK_TCK")
+
+
+def _steal() -> float:
+    """CPU seconds the host has given to others while this machine wanted them (0 outside a virtual machine)."""
+    fields = _cpu_fields()
+    return (fields[7] if len(fields) > 7 else 0) / os.sysconf("SC_CLK_TCK")
+
+
+def _speed_probe() -> float:
+    """Seconds of one core for the same fixed work every time (compiling and running some Python): the machine's
+    speed now, so that runs on one machine at different moments can be compared."""
+    source = "\n".join(f"def f{i}(x):\n    return sorted(str(x * k) for k in range({i % 50 + 1}))" for i in range(400))
+    started = time.process_time()
+    for _ in range(15):
+        namespace: dict[str, object] = {}
+        exec(compile(source, "probe", "exec"), namespace)
+        for i in range(400):
+            namespace[f"f{i}"](i)  # type: ignore[operator]
+    return time.process_time() - started
 
 
 def _step(cmd: list[str], cwd: Path, log: Path) -> tuple[float, float, str]:
@@ -66,6 +93,7 @@ def main() -> None:
     print(f"commit {head}, {os.cpu_count()} cores, load {load} at start, clone {clone}")
     if args.cold:
         os.environ.update(UV_CACHE_DIR=str(root / "uv-cache"), PIP_NO_CACHE_DIR="1")
+    probe_before = _speed_probe()
     venv_py = str(clone / ".venv" / "bin" / "python")
     steps = _readme_test_command(clone)
     install_wall = install_cpu = 0.0
@@ -74,11 +102,16 @@ def main() -> None:
         install_wall, install_cpu = install_wall + wall, install_cpu + cpu
     assert steps[-1] == [".venv/bin/python", "-m", "pytest"], steps[-1]
     pytest = [venv_py, "-m", "pytest", "--durations=15"] + (["-n", args.workers] if args.workers else [])
+    steal = _steal()
     test_wall, test_cpu, text = _step(pytest, clone, root / "pytest.log")
+    steal = _steal() - steal
+    probe_after = _speed_probe()
     summary = re.findall(r"^=*\s*(\d+ (?:passed|failed).*?)\s*=*$", text, re.MULTILINE)
     print(f"install       {install_wall:6.1f} s wall  {install_cpu:6.1f} s CPU")
     print(f"tests         {test_wall:6.1f} s wall  {test_cpu:6.1f} s CPU   ({summary[-1] if summary else 'no summary'})")
     print(f"whole command {install_wall + test_wall:6.1f} s wall  ({(install_wall + test_wall) / 60:.2f} min)")
+    print(f"machine       speed probe {probe_before:.3f} s before, {probe_after:.3f} s after; "
+          f"{steal:.1f} s of CPU stolen by the host during the tests")
     slow = re.findall(r"^(\d+\.\d+)s (call|setup|teardown)\s+(\S+)$", text, re.MULTILINE)
     print("slowest:")
     for seconds, phase, node in slow[:10]:
