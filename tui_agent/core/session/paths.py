@@ -50,7 +50,8 @@ def project_dir(cwd: Path, root: Path | None = None) -> Path:
 
 def git_branch(cwd: Path) -> str:
     """The current branch for the `gitBranch` field ("" outside a repository or without git)."""
-    # symbolic-ref also names the branch of a repository without commits yet; rev-parse a detached HEAD.
+    # symbolic-ref also names the branch of a repository without commits yet. It exits 1 on a detached HEAD, which
+    # rev-parse names; outside a repository (128) there is nothing to ask rev-parse, so one process is enough.
     for command in (["git", "symbolic-ref", "--short", "-q", "HEAD"], ["git", "rev-parse", "--abbrev-ref", "HEAD"]):
         try:
             done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=5)
@@ -58,4 +59,6 @@ def git_branch(cwd: Path) -> str:
             return ""
         if done.returncode == 0 and done.stdout.strip():
             return done.stdout.strip()
+        if done.returncode != 1:
+            return ""
     return ""
